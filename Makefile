@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Rust port of the block layer's per-CPU bio cache, on Debian's
+# linux-source-6.12. See README.md.
+#
+#   make            build both variants, boot them, run the polled-IO
+#                   workload, print the results
+#   make test       build, boot and run the whole test suite; the last line
+#                   is "N passed, N failed"
+#   make help       every other target
+
+# The one place the upstream version is pinned. scripts/prepare-tree.sh
+# refuses an installed linux-source-6.12 of any other version.
+KVER := 6.12.118
+
+BUILD ?= $(CURDIR)/build
+SRC ?= $(BUILD)/linux
+VARIANTS ?= c rust
+VARIANT ?= rust
+JOBS ?= $(shell echo $$(($$(nproc) + 1)))
+
+export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP
+
+S := $(CURDIR)/scripts
+
+.PHONY: all test deps tree kernels initramfs workload shell \
+	reset-tree clean distclean help $(addprefix kernel-,c rust)
+
+all: deps tree kernels initramfs
+	@$(S)/workload.sh $(VARIANTS)
+
+test: deps tree kernels initramfs
+	@$(S)/test.sh $(VARIANTS)
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/prepare-tree.sh
+
+# Kernel builds run one after the other, never in parallel: each one
+# already uses every core.
+kernels: tree
+	@for v in $(VARIANTS); do $(S)/build-kernel.sh $$v || exit 1; done
+
+kernel-%: tree
+	@$(S)/build-kernel.sh $*
+
+initramfs: tree
+	@$(S)/mkinitramfs.sh
+
+workload:
+	@$(S)/workload.sh $(VARIANTS)
+
+# An interactive guest: make shell VARIANT=c
+shell: kernel-$(VARIANT) initramfs
+	@$(S)/run-guest.sh -i -n shell $(VARIANT)
+
+# Throw away local edits in the kernel tree and re-apply the series.
+reset-tree:
+	@git -C $(SRC) reset -q --hard && git -C $(SRC) clean -qfdx && $(S)/prepare-tree.sh
+
+# Remove build outputs and guest runs; keep the tree and the O= folders.
+clean:
+	rm -rf $(BUILD)/runs $(BUILD)/initramfs $(BUILD)/initramfs.cpio $(BUILD)/logs
+
+distclean:
+	rm -rf $(BUILD)
+
+help:
+	@echo 'make               build c and rust, boot them, run the polled-IO workload'
+	@echo 'make test          the whole suite on c and rust; last line "N passed, N failed"'
+	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh)'
+	@echo 'make shell         interactive guest (VARIANT=rust|c)'
+	@echo 'make kernel-c|kernel-rust|kernels|initramfs|tree|deps'
+	@echo 'make reset-tree    discard edits in $(SRC), re-apply patches/series'
+	@echo 'make clean|distclean'
+	@echo 'Variables: BUILD=$(BUILD) VARIANTS="$(VARIANTS)" JOBS=$(JOBS) V=1 (whole console)'
+	@echo '           ACCEL=tcg|kvm|auto SMP=N'

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian 12 packages the build, the guest and the tests need.
+# Idempotent: apt-get runs only when a package is missing.
+. "$(dirname "$0")/lib.sh"
+
+PKGS=(
+	# the kernel tree we patch
+	linux-source-6.12
+	# kernel build: LLVM=1 with clang/lld 14, Rust from rustc-web
+	make gcc libc6-dev clang lld llvm libclang1-14 flex bison bc cpio
+	libelf-dev libssl-dev perl python3 ccache
+	rustc-web rust-web-src rustfmt-web rust-web-clippy bindgen
+	# guest and workload
+	qemu-system-x86 busybox-static fio liburing-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[ "${st:0:2}" = ii ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} = 0 ]; then
+	info "Debian packages: all ${#PKGS[@]} present"
+	exit 0
+fi
+
+[ "$(id -u)" = 0 ] || die "missing Debian packages (${missing[*]}); run as root or install them"
+msg "Installing ${#missing[@]} Debian packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+run_logged "$LOGS/apt.log" "apt-get update" apt-get update
+run_logged "$LOGS/apt.log.install" "apt-get install" \
+	apt-get install -y --no-install-recommends "${missing[@]}"

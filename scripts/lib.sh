@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the scripts in this folder; sourced, never run.
+#
+# Paths and the toolchain are set here once. Every variable can be
+# overridden from the environment (the top-level Makefile exports them).
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The upstream version is pinned in the top-level Makefile, nowhere else.
+KVER=${KVER:-$(sed -n 's/^KVER[[:space:]]*:=[[:space:]]*//p' "$TOP/Makefile")}
+BUILD=${BUILD:-$TOP/build}
+SRC=${SRC:-$BUILD/linux}
+LOGS=$BUILD/logs
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+# Debian 12's tools, named explicitly: another rustc (rustup's) may come first
+# on PATH, and bindgen 0.60 must load libclang 14 (it panics on newer ones).
+RUSTC=${RUSTC:-/usr/bin/rustc}
+RUSTDOC=${RUSTDOC:-/usr/bin/rustdoc}
+RUSTFMT=${RUSTFMT:-/usr/bin/rustfmt}
+CLIPPY_DRIVER=${CLIPPY_DRIVER:-/usr/bin/clippy-driver}
+BINDGEN=${BINDGEN:-/usr/bin/bindgen}
+export LIBCLANG_PATH=${LIBCLANG_PATH:-/usr/lib/llvm-14/lib}
+
+# ccache for the C side; paths below $BUILD are hashed relative to it so that
+# a fresh clone elsewhere still hits the cache.
+if [ "${CCACHE:-1}" = 1 ] && command -v ccache >/dev/null; then
+	KCC="ccache clang"
+	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
+	export CCACHE_IGNOREOPTIONS="-fmacro-prefix-map=* -ffile-prefix-map=*"
+else
+	KCC=clang
+fi
+
+mkdir -p "$LOGS"
+
+msg() { printf '==> %s\n' "$*" >&2; }
+info() { printf '    %s\n' "$*" >&2; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The O= folder of a build variant.
+objdir() { echo "$BUILD/o/$1"; }
+
+# make in the kernel tree with the pinned toolchain.
+kmake() {
+	local o=$1; shift
+	make -C "$SRC" O="$o" LLVM=1 CC="$KCC" \
+		RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" RUSTFMT="$RUSTFMT" \
+		CLIPPY_DRIVER="$CLIPPY_DRIVER" BINDGEN="$BINDGEN" "$@"
+}
+
+# Run "$@" with output to log file $1, printing a progress line every
+# $PROGRESS_EVERY seconds (the log's last line), and the log's tail on failure.
+run_logged() {
+	local log=$1 what=$2; shift 2
+	local start=$SECONDS rc=0 ticker
+	: > "$log"
+	(
+		while sleep "${PROGRESS_EVERY:-30}"; do
+			printf '    [%s] %dm%02ds: %s\n' "$what" $(((SECONDS - start) / 60)) \
+				$(((SECONDS - start) % 60)) "$(tail -n 1 "$log" | cut -c1-100)" >&2
+		done
+	) &
+	ticker=$!
+	"$@" >> "$log" 2>&1 || rc=$?
+	kill "$ticker" 2>/dev/null; wait "$ticker" 2>/dev/null || true
+	if [ "$rc" != 0 ]; then
+		tail -n 40 "$log" | sed 's/^/    | /' >&2
+		die "$what failed (exit $rc); full log: $log"
+	fi
+	info "$what done in $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s (log: $log)"
+}
