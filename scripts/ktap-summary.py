@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise guest runs: one line per test, then "N passed, N failed".
+
+Each argument is a run folder of scripts/run-guest.sh, named .../VARIANT/BOOT,
+holding:
+  host.ktap      the host's checks of that boot (booted, powered off, clean
+                 console, every result reported);
+  results.ktap   the guest tests' KTAP, from the guest's second serial port;
+  console.log    the kernel console, which carries KUnit's KTAP, if any.
+
+A test counts as passed on "ok", as failed on "not ok", as skipped on
+"ok ... # SKIP" (neither passed nor failed). A plan ("1..N") promising more
+results than arrived counts the missing ones as failed. Exit status 1 if
+anything failed or nothing ran.
+"""
+
+import os
+import re
+import sys
+
+RESULT = re.compile(r"^(not )?ok \d+ (.*?)(?:\s+#\s*(.*))?$")
+PLAN = re.compile(r"^1\.\.(\d+)$")
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
+
+
+def parse_ktap(lines, prefix):
+    """Top-level results of one KTAP document: (name, status, note)."""
+    out, plan = [], None
+    for line in lines:
+        m = PLAN.match(line)
+        if m and plan is None:
+            plan = int(m.group(1))
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        status = "fail" if m.group(1) else "pass"
+        note = m.group(3) or ""
+        if status == "pass" and note.upper().startswith("SKIP"):
+            status = "skip"
+        out.append((prefix + m.group(2), status, note))
+    if plan is not None and len(out) < plan:
+        out.append((prefix + "(plan)", "fail", f"plan of {plan} results, got {len(out)}"))
+    return out
+
+
+def parse_kunit(console, prefix):
+    """KUnit test cases (indented by 4) from the console, per suite."""
+    out, suite, cases = [], None, 0
+    for raw in console:
+        line = TIMESTAMP.sub("", raw.rstrip("\r\n"))
+        m = re.match(r"^    # Subtest: (\S+)", line)
+        if m:
+            suite, cases = m.group(1), 0
+            continue
+        if suite and line.startswith("    ") and not line.startswith("     "):
+            r = RESULT.match(line[4:])
+            if r:
+                status = "fail" if r.group(1) else "pass"
+                note = r.group(3) or ""
+                if status == "pass" and note.upper().startswith("SKIP"):
+                    status = "skip"
+                out.append((f"{prefix}kunit:{suite}.{r.group(2)}", status, note))
+                cases += 1
+                continue
+        r = RESULT.match(line)
+        if suite and r and r.group(2) == suite:
+            if cases == 0:  # a suite without cases still has a result
+                status = "fail" if r.group(1) else "pass"
+                out.append((f"{prefix}kunit:{suite}", status, r.group(3) or ""))
+            suite = None
+    return out
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        return None
+
+
+def main(runs):
+    results = []
+    for run in runs:
+        boot = os.path.basename(run.rstrip("/"))
+        variant = os.path.basename(os.path.dirname(run.rstrip("/")))
+        prefix = f"{variant}/{boot}: "
+        host = read(os.path.join(run, "host.ktap"))
+        if host is None:
+            results.append((prefix + "(run)", "fail", f"no host.ktap in {run}"))
+            continue
+        results += parse_ktap(host, "")
+        guest = read(os.path.join(run, "results.ktap"))
+        if guest is not None:
+            results += parse_ktap(guest, prefix)
+        console = read(os.path.join(run, "console.log")) or []
+        results += parse_kunit(console, prefix)
+
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    for name, status, note in results:
+        counts[status] += 1
+        tag = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}[status]
+        print(f"  {tag}  {name}" + (f"  ({note})" if note and status != "pass" else ""))
+    if counts["skip"]:
+        print(f"{counts['skip']} skipped")
+    print(f"{counts['pass']} passed, {counts['fail']} failed")
+    return 1 if counts["fail"] or not counts["pass"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a built variant in QEMU, run guest tests, check the console.
+#
+#   scripts/run-guest.sh [options] VARIANT
+#     -n NAME      name of this boot (results go to $BUILD/runs/VARIANT/NAME)
+#     -t TESTS     comma-separated tests from tests/guest/t to run
+#     -a ARGS      extra kernel command line
+#     -T SECONDS   timeout of the whole boot (default 600)
+#     -i           interactive: a shell on the console, no tests
+#     -q ARGS      extra QEMU arguments
+#
+# Environment: ACCEL=tcg|kvm|auto (default tcg), SMP (default 2), MEM
+# (default 2G), V=1 to show the whole console.
+#
+# Results: RUN/console.log (the console, teed), RUN/results.ktap (KTAP from
+# the guest's second serial port) and RUN/host.ktap (what the host checked:
+# the guest booted, ran every test, powered off, and the console holds no
+# splat). Exit status: 0 if everything passed.
+. "$(dirname "$0")/lib.sh"
+
+name=default tests="" append="" timeout=600 interactive=0 qemu_extra=""
+while getopts "n:t:a:T:iq:" opt; do
+	case $opt in
+	n) name=$OPTARG ;;
+	t) tests=$OPTARG ;;
+	a) append=$OPTARG ;;
+	T) timeout=$OPTARG ;;
+	i) interactive=1 ;;
+	q) qemu_extra=$OPTARG ;;
+	*) die "usage: run-guest.sh [-n NAME] [-t TESTS] [-a ARGS] [-T SECONDS] [-i] [-q ARGS] VARIANT" ;;
+	esac
+done
+shift $((OPTIND - 1))
+variant=${1:?usage: run-guest.sh [options] VARIANT}
+
+kernel=$(objdir "$variant")/arch/x86/boot/bzImage
+initrd=$BUILD/initramfs.cpio
+[ -f "$kernel" ] || die "no kernel for variant $variant ($kernel): build it first (make kernel-$variant)"
+[ -f "$initrd" ] || die "no initramfs ($initrd): build it first (make initramfs)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (make deps)"
+
+run=$BUILD/runs/$variant/$name
+rm -rf "$run"
+mkdir -p "$run"
+
+# The emulated NVMe's backing store, one per run so runs never share data.
+nvme_img=$run/nvme.img
+truncate -s 64M "$nvme_img"
+
+# TCG unless KVM is asked for: KVM hangs on these machines (see README).
+case "${ACCEL:-tcg}" in
+tcg) accel=(-accel tcg) ;;
+kvm) accel=(-accel kvm -cpu host) ;;
+auto) accel=($("$TOP/scripts/kvm-probe.sh" "$variant")) ;;
+*) die "ACCEL must be tcg, kvm or auto" ;;
+esac
+
+cmdline="console=ttyS0 panic=-1 printk.time=1 rdinit=/init"
+cmdline+=" null_blk.nr_devices=0 null_blk.poll_queues=2 nvme.poll_queues=1"
+cmdline+=" brd.rd_nr=1 brd.rd_size=16384"
+[ "$interactive" = 1 ] && cmdline+=" biotest.shell=1"
+[ -n "$tests" ] && cmdline+=" biotest.tests=$tests"
+[ -n "$append" ] && cmdline+=" $append"
+
+qemu=(qemu-system-x86_64 "${accel[@]}" -m "${MEM:-2G}" -smp "${SMP:-2}"
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-display none -no-reboot -monitor none
+	-drive "file=$nvme_img,if=none,id=nvm,format=raw"
+	-device "nvme,serial=biocache0,drive=nvm")
+# shellcheck disable=SC2206
+qemu+=($qemu_extra)
+
+if [ "$interactive" = 1 ]; then
+	msg "Booting $variant interactively (console log: $run/console.log)"
+	"${qemu[@]}" -serial mon:stdio -serial null | tee "$run/console.log"
+	exit 0
+fi
+
+qemu+=(-serial stdio -serial "file:$run/results.ktap")
+printf '%q ' "${qemu[@]}" > "$run/qemu.cmd"
+msg "Booting $variant ($name): ${tests:-no tests} (timeout ${timeout}s, console: $run/console.log)"
+start=$SECONDS
+set +e
+timeout -k 10 "$timeout" "${qemu[@]}" < /dev/null 2>&1 | tee "$run/console.log" |
+	if [ "${V:-0}" = 1 ]; then cat; else grep --line-buffered '^biotest: \(ok\|not ok\)' | sed -u 's/^biotest:/   /'; fi
+rc=${PIPESTATUS[0]}
+set -e
+secs=$((SECONDS - start))
+# The guest's tty turned \n into \r\n.
+[ ! -f "$run/results.ktap" ] || sed -i 's/\r$//' "$run/results.ktap"
+
+# Host-side checks, as KTAP too.
+console=$run/console.log
+checks=()
+check() { checks+=("$1|$2"); }
+
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	check "$variant/$name: guest finished" "timed out after ${timeout}s; console: $console"
+elif ! grep -q '^biotest: init started' "$console"; then
+	check "$variant/$name: guest finished" "did not reach userspace (exit $rc); console: $console"
+elif ! grep -q 'reboot: Power down' "$console"; then
+	check "$variant/$name: guest finished" "did not power off cleanly (exit $rc); console: $console"
+else
+	check "$variant/$name: guest finished" ""
+fi
+
+# Splats: any of these in the console fails the boot.
+splat='WARNING:|BUG:|Oops|Call Trace|Kernel panic|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|possible recursive locking|possible circular locking|inconsistent lock state|INFO: task .* blocked|general protection fault|stack-protector|Unable to handle'
+if grep -nE "$splat" "$console" > "$run/splats.txt"; then
+	check "$variant/$name: console clean" "$(head -n 3 "$run/splats.txt" | tr '\n' ' ')(see $console)"
+else
+	rm -f "$run/splats.txt"
+	check "$variant/$name: console clean" ""
+fi
+
+if [ -n "$tests" ]; then
+	missing=""
+	for t in ${tests//,/ } taint; do
+		grep -qE "^(not )?ok [0-9]+ $t( |$)" "$run/results.ktap" 2>/dev/null || missing+=" $t"
+	done
+	check "$variant/$name: all results reported" "${missing:+no result for:$missing}"
+fi
+
+{
+	echo "KTAP version 1"
+	echo "1..${#checks[@]}"
+	i=0
+	for c in "${checks[@]}"; do
+		i=$((i + 1))
+		if [ -z "${c#*|}" ]; then echo "ok $i ${c%%|*}"; else echo "not ok $i ${c%%|*} # ${c#*|}"; fi
+	done
+} > "$run/host.ktap"
+
+failed=$(cat "$run/host.ktap" "$run/results.ktap" 2>/dev/null | grep -c '^not ok' || true)
+grep '^not ok' "$run/host.ktap" | sed 's/^/    /' >&2 || true
+info "$variant/$name: ${secs}s, $( [ "$failed" = 0 ] && echo "all passed" || echo "$failed failed")"
+[ "$failed" = 0 ]

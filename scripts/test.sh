@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the guest test suite on built variants and print the summary.
+#
+#   scripts/test.sh [VARIANT...]      (default: $VARIANTS, else "c rust")
+#
+# T=name[,name...] runs only those tests. The tests of one boot profile
+# (tests/boots) share one boot; every boot's results, with the host's own
+# checks and any KUnit results on the console, go to scripts/ktap-summary.py,
+# which prints "N passed, N failed" last.
+. "$(dirname "$0")/lib.sh"
+
+read -r -a variants <<< "${*:-${VARIANTS:-c rust}}"
+TESTS=$TOP/tests/guest/t
+DEFAULT_TIMEOUT=120
+
+header() { sed -n "s/^# $2: *//p" "$1" | head -n 1; }
+
+# The selected tests, in name order.
+if [ -n "${T:-}" ]; then
+	tests=()
+	for t in ${T//,/ }; do
+		[ -f "$TESTS/$t.sh" ] || die "no test '$t' in tests/guest/t"
+		tests+=("$t")
+	done
+else
+	tests=()
+	for f in "$TESTS"/*.sh; do tests+=("$(basename "$f" .sh)"); done
+fi
+
+# Profiles in the order of tests/boots.
+profiles=$(sed -e 's/#.*//' "$TOP/tests/boots" | awk 'NF { print $1 }')
+
+runs=()
+for v in "${variants[@]}"; do
+	for p in $profiles; do
+		list="" budget=60
+		for t in "${tests[@]}"; do
+			prof=$(header "$TESTS/$t.sh" boot)
+			[ "${prof:-default}" = "$p" ] || continue
+			list+=${list:+,}$t
+			to=$(header "$TESTS/$t.sh" timeout)
+			budget=$((budget + ${to:-$DEFAULT_TIMEOUT}))
+		done
+		[ -n "$list" ] || continue
+		args=$(sed -e 's/#.*//' "$TOP/tests/boots" | awk -v p="$p" '$1 == p { $1 = ""; print }')
+		"$TOP/scripts/run-guest.sh" -n "$p" -t "$list" -a "biotest.timeout=$DEFAULT_TIMEOUT $args" \
+			-T "$budget" "$v" || true
+		runs+=("$BUILD/runs/$v/$p")
+	done
+done
+
+[ ${#runs[@]} -gt 0 ] || die "no test selected"
+python3 "$TOP/scripts/ktap-summary.py" "${runs[@]}"

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The main job of `make`: boot each built variant, run the polled-IO workload
+# (tests/guest/bench/workload.sh) and print one table.
+. "$(dirname "$0")/lib.sh"
+
+read -r -a variants <<< "${*:-${VARIANTS:-c rust}}"
+rows=()
+for v in "${variants[@]}"; do
+	"$TOP/scripts/run-guest.sh" -n workload -t workload -T 600 "$v" ||
+		die "workload on $v failed (results: $BUILD/runs/$v/workload)"
+	while read -r line; do
+		rows+=("$v $line")
+	done < <(sed -n 's/^# RESULT //p' "$BUILD/runs/$v/workload/results.ktap")
+done
+
+echo
+echo "Polled 512 B random reads, io_uring IOPOLL + registered file + fixed buffers"
+echo "(IOPS are guest wall clock under TCG emulation: they depend on the host)"
+printf '%-8s %-8s %6s %6s %10s %10s\n' variant device qd batch IOs IOPS
+for r in "${rows[@]}"; do
+	set -- $r
+	v=$1; shift
+	declare -A f=()
+	for kv in "$@"; do f[${kv%%=*}]=${kv#*=}; done
+	dev=${f[dev]}; [ "$dev" = wl ] && dev=null_blk
+	printf '%-8s %-8s %6s %6s %10s %10s\n' "$v" "$dev" "${f[qd]}" "${f[batch]}" "${f[ios]}" "${f[iops]}"
+	unset f
+done

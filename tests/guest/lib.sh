@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by every test in /tests/t. A test passes by exiting 0; fail and
+# skip print the reason in the form /init reports (FAIL:, SKIP:).
+
+set -eu
+
+log() { echo "$*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 4; }
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1 is '$2', expected '$3'"
+	log "$1 = $2"
+}
+
+NULLB_CFG=/sys/kernel/config/nullb
+NULLBS=""
+
+# Devices a test created are removed when it exits, passed or not.
+nullb_cleanup() {
+	local n
+	for n in $NULLBS; do
+		[ -d "$NULLB_CFG/$n" ] && nullb_remove "$n"
+	done
+	return 0
+}
+trap nullb_cleanup EXIT
+
+# nullb_create NAME [attr=value...]: a null_blk device /dev/NAME, configured
+# through configfs; size is in MiB.
+nullb_create() {
+	local name=$1 kv
+	shift
+	mkdir "$NULLB_CFG/$name"
+	NULLBS="$NULLBS $name"
+	for kv in "$@"; do
+		echo "${kv#*=}" > "$NULLB_CFG/$name/${kv%%=*}" ||
+			fail "null_blk $name: cannot set $kv"
+	done
+	echo 1 > "$NULLB_CFG/$name/power"
+	[ -b "/dev/$name" ] || fail "null_blk $name: /dev/$name did not appear"
+	log "null_blk $name: $* (io_poll=$(cat "/sys/block/$name/queue/io_poll"))"
+}
+
+nullb_remove() {
+	echo 0 > "$NULLB_CFG/$1/power"
+	rmdir "$NULLB_CFG/$1"
+}
+
+# A memory-backed null_blk with poll queues: the polled-IO target of most tests.
+nullb_create_polled() {
+	local name=$1
+	shift
+	nullb_create "$name" queue_mode=2 submit_queues=1 poll_queues=2 \
+		memory_backed=1 size=64 blocksize=512 "$@"
+}
+
+# The CPUs that can go offline: all but CPU0.
+hotplug_cpus() {
+	local c
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		[ -f "$c/online" ] && echo "${c##*cpu}"
+	done | sort -n
+}
+
+cpu_set() {
+	echo "$2" > "/sys/devices/system/cpu/cpu$1/online" ||
+		fail "cannot set cpu$1 online=$2"
+	expect_eq "cpu$1/online" "$(cat "/sys/devices/system/cpu/cpu$1/online")" "$2" > /dev/null
+}
+
+# uring_io ARGS...: run uring-io, show its summary, return its status.
+uring_io() {
+	log "uring-io $*"
+	uring-io "$@"
+}
+
+# field KEY LINE: the value of KEY=value in a uring-io summary line.
+field() {
+	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# nvme_irqs: NVMe interrupts so far, all queues and CPUs. Polled IO
+# completes in the poller without one; non-polled IO raises about one per IO
+# at queue depth 1.
+nvme_irqs() {
+	sed -n 's/^ *[0-9]*:\(.*nvme.*\)/\1/p' /proc/interrupts |
+		awk '{ for (i = 1; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }'
+}
+
+# io_verify DEV ARGS...: uring-io's verify over /dev/DEV; prints its summary
+# line and sets IOS and IRQS (NVMe interrupts meanwhile).
+io_verify() {
+	local dev=$1 before out
+	shift
+	before=$(nvme_irqs)
+	out=$(uring_io -d "/dev/$dev" -o verify "$@") || { echo "$out"; fail "IO on $dev failed"; }
+	IRQS=$(($(nvme_irqs) - before))
+	echo "$out"
+	IOS=$(field ios "$out")
+	[ "$(field verified "$out")" -gt 0 ] || fail "no block was verified on $dev"
+}
+
+# polled_verify DEV ARGS...: io_verify with IOPOLL. Success means the bios
+# went to poll queues: blk_mq_submit_bio() fails REQ_POLLED bios on a queue
+# that cannot poll. On NVMe, also check that the completions were polled:
+# fewer interrupts than a tenth of the IOs.
+polled_verify() {
+	io_verify "$@" -p
+	case $1 in
+	nvme*)
+		[ "$IRQS" -lt $((IOS / 10)) ] ||
+			fail "$1: $IOS polled IOs but $IRQS NVMe interrupts: not polled"
+		log "$1: $IOS polled IOs, $IRQS NVMe interrupts"
+		;;
+	esac
+}

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uring-io - O_DIRECT block IO through io_uring, polled or not, for the guest.
+ *
+ *   verify: write a pattern over a region, read it back with other block
+ *           sizes and check every byte; repeat with a new seed while time
+ *           remains.  The pattern depends on the seed and on the byte offset,
+ *           so a stale or misplaced block is caught.
+ *   read:   random reads of one block size (the workload of the bench).
+ *
+ * Errors: with -e ERRNO every IO must fail with exactly -ERRNO (used for
+ * bad input); otherwise any failed IO is an error.  The exit code is 0 only
+ * if everything was as expected.  The last line printed is a summary of
+ * key=value pairs that the guest scripts parse.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_QD		256
+#define MAX_SIZES	16
+
+struct opts {
+	const char *dev;
+	const char *op;
+	unsigned int min_bs, max_bs, qd, batch;
+	uint64_t region, seed, count;
+	unsigned int seconds;
+	bool poll, fixed_file, fixed_bufs;
+	int expect_errno;
+	unsigned int buf_misalign, off_misalign;
+};
+
+struct slot {
+	void *buf;
+	uint64_t off;
+	unsigned int len;
+	bool busy;
+};
+
+static struct opts o = {
+	.op = "verify", .min_bs = 512, .max_bs = 16384, .qd = 8, .batch = 1,
+	.region = 16 << 20, .seed = 1,
+};
+static struct io_uring ring;
+static struct slot slots[MAX_QD];
+static int fd;
+static uint64_t nr_ios, nr_bytes, nr_verified, nr_errors, nr_expected_errors;
+static unsigned int sizes[MAX_SIZES], nr_sizes;
+/* SIGINT/SIGTERM: finish the current pass, print the summary, exit. */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* splitmix64: the expected content of the 8 bytes at @pos for @seed. */
+static uint64_t pattern(uint64_t seed, uint64_t pos)
+{
+	uint64_t z = seed * 0x9e3779b97f4a7c15ull + pos / 8;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void fill(uint64_t *p, uint64_t off, unsigned int len, uint64_t seed)
+{
+	for (unsigned int i = 0; i < len / 8; i++)
+		p[i] = pattern(seed, off + i * 8);
+}
+
+static bool check(const uint64_t *p, uint64_t off, unsigned int len, uint64_t seed)
+{
+	for (unsigned int i = 0; i < len / 8; i++) {
+		if (p[i] != pattern(seed, off + i * 8)) {
+			fprintf(stderr, "uring-io: data mismatch at byte %" PRIu64
+				": got %016" PRIx64 " want %016" PRIx64 " (seed %" PRIu64 ")\n",
+				off + i * 8, p[i], pattern(seed, off + i * 8), seed);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: uring-io -d DEV [-o verify|read] [-b MINBS] [-B MAXBS] [-q QD]\n"
+		"                [-c BATCH] [-r REGION] [-n COUNT] [-t SECONDS] [-s SEED]\n"
+		"                [-p] [-F] [-X] [-e ERRNO] [-a BUFMISALIGN] [-A OFFMISALIGN]\n");
+	exit(2);
+}
+
+static unsigned long num(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	else if (*end == 'g' || *end == 'G')
+		v <<= 30, end++;
+	if (*end)
+		usage();
+	return v;
+}
+
+static void parse(int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "d:o:b:B:q:c:r:n:t:s:pFXe:a:A:")) != -1) {
+		switch (c) {
+		case 'd': o.dev = optarg; break;
+		case 'o': o.op = optarg; break;
+		case 'b': o.min_bs = num(optarg); break;
+		case 'B': o.max_bs = num(optarg); break;
+		case 'q': o.qd = num(optarg); break;
+		case 'c': o.batch = num(optarg); break;
+		case 'r': o.region = num(optarg); break;
+		case 'n': o.count = num(optarg); break;
+		case 't': o.seconds = num(optarg); break;
+		case 's': o.seed = num(optarg); break;
+		case 'p': o.poll = true; break;
+		case 'F': o.fixed_file = true; break;
+		case 'X': o.fixed_bufs = true; break;
+		case 'e': o.expect_errno = num(optarg); break;
+		case 'a': o.buf_misalign = num(optarg); break;
+		case 'A': o.off_misalign = num(optarg); break;
+		default: usage();
+		}
+	}
+	if (!o.dev || !o.qd || o.qd > MAX_QD || !o.batch || o.batch > o.qd ||
+	    o.min_bs < 512 || o.max_bs < o.min_bs || (o.min_bs & (o.min_bs - 1)) ||
+	    (o.max_bs & (o.max_bs - 1)) || o.buf_misalign >= 4096)
+		usage();
+	if (strcmp(o.op, "verify") && strcmp(o.op, "read"))
+		usage();
+	for (unsigned int bs = o.min_bs; bs <= o.max_bs && nr_sizes < MAX_SIZES; bs *= 2)
+		sizes[nr_sizes++] = bs;
+}
+
+/* Account one completion; returns its slot. */
+static struct slot *complete(struct io_uring_cqe *cqe, bool is_read, uint64_t seed)
+{
+	struct slot *s = &slots[cqe->user_data];
+
+	s->busy = false;
+	nr_ios++;
+	if (cqe->res < 0) {
+		if (o.expect_errno && cqe->res == -o.expect_errno) {
+			nr_expected_errors++;
+		} else {
+			nr_errors++;
+			fprintf(stderr, "uring-io: %s at %" PRIu64 " len %u: %s\n",
+				is_read ? "read" : "write", s->off, s->len, strerror(-cqe->res));
+		}
+	} else if (o.expect_errno) {
+		nr_errors++;
+		fprintf(stderr, "uring-io: %s at %" PRIu64 " len %u returned %d, expected -%s\n",
+			is_read ? "read" : "write", s->off, s->len, cqe->res,
+			strerrorname_np(o.expect_errno) ?: "?");
+	} else if ((unsigned int)cqe->res != s->len) {
+		nr_errors++;
+		fprintf(stderr, "uring-io: short %s at %" PRIu64 ": %d of %u\n",
+			is_read ? "read" : "write", s->off, cqe->res, s->len);
+	} else {
+		nr_bytes += s->len;
+		if (is_read && !strcmp(o.op, "verify")) {
+			if (check(s->buf, s->off, s->len, seed))
+				nr_verified++;
+			else
+				nr_errors++;
+		}
+	}
+	return s;
+}
+
+/* Reap at least @min completions. */
+static int reap(unsigned int min, bool is_read, uint64_t seed)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int got = 0;
+	int ret;
+
+	while (got < min) {
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret == -EINTR)
+			continue;
+		if (ret) {
+			fprintf(stderr, "uring-io: wait_cqe: %s\n", strerror(-ret));
+			return ret;
+		}
+		do {
+			complete(cqe, is_read, seed);
+			io_uring_cqe_seen(&ring, cqe);
+			got++;
+		} while (!io_uring_peek_cqe(&ring, &cqe));
+	}
+	return 0;
+}
+
+static void prep(struct io_uring_sqe *sqe, unsigned int i, bool is_read)
+{
+	struct slot *s = &slots[i];
+	int f = o.fixed_file ? 0 : fd;
+	void *buf = (char *)s->buf + o.buf_misalign;
+	uint64_t off = s->off + o.off_misalign;
+
+	if (o.fixed_bufs) {
+		if (is_read)
+			io_uring_prep_read_fixed(sqe, f, buf, s->len, off, i);
+		else
+			io_uring_prep_write_fixed(sqe, f, buf, s->len, off, i);
+	} else {
+		if (is_read)
+			io_uring_prep_read(sqe, f, buf, s->len, off);
+		else
+			io_uring_prep_write(sqe, f, buf, s->len, off);
+	}
+	if (o.fixed_file)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->user_data = i;
+	s->busy = true;
+}
+
+static int free_slot(void)
+{
+	for (unsigned int i = 0; i < o.qd; i++)
+		if (!slots[i].busy)
+			return i;
+	return -1;
+}
+
+/*
+ * One sequential pass over the region, in blocks whose size cycles through
+ * sizes[] starting at @first: writes of the pattern for @seed, or reads
+ * checked against it.
+ */
+static int pass(bool is_read, uint64_t seed, unsigned int first)
+{
+	uint64_t off = 0;
+	unsigned int k = first, inflight = 0, queued = 0;
+
+	while (off < o.region || inflight) {
+		while (off < o.region && inflight < o.qd) {
+			unsigned int len = sizes[k++ % nr_sizes];
+			int i = free_slot();
+
+			if (off + len > o.region)
+				len = o.region - off;
+			slots[i].off = off;
+			slots[i].len = len;
+			if (!is_read)
+				fill(slots[i].buf, off, len, seed);
+			prep(io_uring_get_sqe(&ring), i, is_read);
+			off += len;
+			inflight++;
+			if (++queued == o.batch || off >= o.region) {
+				int ret = io_uring_submit(&ring);
+
+				if (ret < 0) {
+					fprintf(stderr, "uring-io: submit: %s\n", strerror(-ret));
+					return ret;
+				}
+				queued = 0;
+			}
+		}
+		uint64_t before = nr_ios;
+
+		if (reap(inflight < o.batch ? inflight : o.batch, is_read, seed))
+			return -1;
+		inflight -= nr_ios - before;
+	}
+	return 0;
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Random reads of min_bs, QD deep, submitted and reaped in batches. */
+static int random_reads(uint64_t deadline)
+{
+	uint64_t blocks = o.region / o.min_bs, done = 0;
+	unsigned int inflight = 0;
+
+	while (true) {
+		bool more = !stop && (o.count ? done < o.count : now_ns() < deadline);
+		unsigned int n = 0;
+
+		while (more && inflight + n < o.qd && n < o.batch) {
+			/* buffers are shared round-robin: the data is not looked at */
+			int i = (inflight + n) % o.qd;
+
+			slots[i].off = (rnd() % blocks) * o.min_bs;
+			slots[i].len = o.min_bs;
+			prep(io_uring_get_sqe(&ring), i, true);
+			n++;
+			done++;
+			more = o.count ? done < o.count : true;
+		}
+		if (n) {
+			int ret = io_uring_submit(&ring);
+
+			if (ret < 0) {
+				fprintf(stderr, "uring-io: submit: %s\n", strerror(-ret));
+				return ret;
+			}
+			inflight += n;
+		}
+		if (!inflight)
+			return 0;
+		uint64_t before = nr_ios;
+
+		if (reap(inflight < o.batch ? inflight : o.batch, true, 0))
+			return -1;
+		inflight -= nr_ios - before;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct io_uring_params p = { 0 };
+	uint64_t devsize, start, deadline;
+	int ret;
+
+	parse(argc, argv);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fd = open(o.dev, O_RDWR | O_DIRECT);
+	if (fd < 0) {
+		fprintf(stderr, "uring-io: open %s: %s\n", o.dev, strerror(errno));
+		return 1;
+	}
+	if (ioctl(fd, BLKGETSIZE64, &devsize)) {
+		fprintf(stderr, "uring-io: BLKGETSIZE64 %s: %s\n", o.dev, strerror(errno));
+		return 1;
+	}
+	if (o.region > devsize)
+		o.region = devsize;
+
+	if (o.poll)
+		p.flags |= IORING_SETUP_IOPOLL;
+	ret = io_uring_queue_init_params(o.qd * 2, &ring, &p);
+	if (ret) {
+		fprintf(stderr, "uring-io: io_uring setup: %s\n", strerror(-ret));
+		return 1;
+	}
+
+	struct iovec iov[MAX_QD];
+
+	for (unsigned int i = 0; i < o.qd; i++) {
+		if (posix_memalign(&slots[i].buf, 4096, o.max_bs + 4096))
+			return 1;
+		iov[i].iov_base = slots[i].buf;
+		iov[i].iov_len = o.max_bs + 4096;
+	}
+	if (o.fixed_bufs && (ret = io_uring_register_buffers(&ring, iov, o.qd))) {
+		fprintf(stderr, "uring-io: register buffers: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (o.fixed_file && (ret = io_uring_register_files(&ring, &fd, 1))) {
+		fprintf(stderr, "uring-io: register file: %s\n", strerror(-ret));
+		return 1;
+	}
+
+	start = now_ns();
+	deadline = start + o.seconds * 1000000000ull;
+	if (!strcmp(o.op, "read")) {
+		if (!o.count && !o.seconds)
+			o.count = 10000;
+		ret = random_reads(deadline);
+	} else {
+		uint64_t seed = o.seed;
+
+		do {
+			ret = pass(false, seed, 0);
+			if (!ret)
+				ret = pass(true, seed, nr_sizes / 2);
+			seed++;
+		} while (!ret && !nr_errors && !stop && now_ns() < deadline);
+	}
+	uint64_t ns = now_ns() - start;
+
+	printf("uring-io: dev=%s op=%s poll=%d qd=%u ios=%" PRIu64 " bytes=%" PRIu64
+	       " verified=%" PRIu64 " expected_errors=%" PRIu64 " errors=%" PRIu64
+	       " ns=%" PRIu64 " iops=%" PRIu64 "\n",
+	       o.dev, o.op, o.poll, o.qd, nr_ios, nr_bytes, nr_verified,
+	       nr_expected_errors, nr_errors, ns, ns ? nr_ios * UINT64_C(1000000000) / ns : 0);
+	if (ret || nr_errors)
+		return 1;
+	if (o.expect_errno && nr_expected_errors != nr_ios)
+		return 1;
+	return 0;
+}
