@@ -58,7 +58,9 @@ shell: kernel-$(VARIANT) initramfs
 
 # Throw away local edits in the kernel tree and re-apply the series.
 reset-tree:
-	@git -C $(SRC) reset -q --hard && git -C $(SRC) clean -qfdx && $(S)/prepare-tree.sh
+	@git -C $(SRC) reset -q --hard && git -C $(SRC) clean -qfdx && \
+		git -C $(SRC) rev-parse HEAD > $(SRC)/.git/biocache-applied && \
+		$(S)/prepare-tree.sh
 
 # Remove build outputs and guest runs; keep the tree and the O= folders.
 clean:

@@ -15,7 +15,7 @@ CONFIGS=$TOP/scripts/configs
 
 # Fragments per variant, merged in this order.
 case "$variant" in
-c | rust) fragments=(base.config "$variant.config") ;;
+c | rust) fragments=(base.config "$variant.config" stats.config) ;;
 *) die "unknown variant '$variant' (known: c rust)" ;;
 esac
 

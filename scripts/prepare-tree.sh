@@ -124,15 +124,23 @@ target=$(build_series)
 head=$(git_src rev-parse HEAD)
 n=$(series_entries | wc -l)
 if [ "$head" = "$target" ] && git_src diff --quiet HEAD; then
+	echo "$target" > "$SRC/.git/biocache-applied"
 	info "tree: Linux $KVER + $n patches, up to date ($SRC)"
 	exit 0
 fi
 
-# Never throw away somebody's edits in the tree.
+# Never throw away somebody's edits or commits in the tree.
+applied=$(cat "$SRC/.git/biocache-applied" 2>/dev/null || git_src rev-parse HEAD)
+if [ "$head" != "$applied" ]; then
+	git_src log --oneline "$applied..HEAD" | head -n 10 >&2
+	die "$SRC has commits (above) that are not in patches/; export them with" \
+		"scripts/export-series.sh, or drop them with 'make reset-tree'."
+fi
 if ! git_src diff --quiet HEAD; then
 	git_src diff --stat HEAD | tail -n 20 >&2
 	die "$SRC has local changes (above); they would be lost. Turn them into a patch in" \
 		"patches/ (git -C $SRC format-patch), or discard them with 'make reset-tree'."
 fi
 git_src reset -q --hard "$target"
+echo "$target" > "$SRC/.git/biocache-applied"
 msg "tree: Linux $KVER + $n patches applied ($SRC at $(git_src rev-parse --short HEAD))"

@@ -59,6 +59,7 @@ esac
 cmdline="console=ttyS0 panic=-1 printk.time=1 rdinit=/init"
 cmdline+=" null_blk.nr_devices=0 null_blk.poll_queues=2 nvme.poll_queues=1"
 cmdline+=" brd.rd_nr=1 brd.rd_size=16384"
+cmdline+=" biotest.variant=$variant"
 [ "$interactive" = 1 ] && cmdline+=" biotest.shell=1"
 [ -n "$tests" ] && cmdline+=" biotest.tests=$tests"
 [ -n "$append" ] && cmdline+=" $append"

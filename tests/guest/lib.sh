@@ -116,3 +116,45 @@ polled_verify() {
 		;;
 	esac
 }
+
+# The per-CPU bio cache's statistics (CONFIG_BIO_ALLOC_CACHE_STATS).
+CACHE_STATS=/sys/kernel/debug/block/bio_alloc_cache
+# The bio_set of block device direct IO, which io_uring reads and writes use.
+DIO_BIOSET=blkdev_dio_pool
+
+# cache_info KEY: a "KEY: value" line of the statistics (implementation,
+# enabled, teardown_drained).
+cache_info() {
+	[ -r "$CACHE_STATS" ] || fail "no $CACHE_STATS (CONFIG_BIO_ALLOC_CACHE_STATS?)"
+	sed -n "s/^$1: //p" "$CACHE_STATS"
+}
+
+# cache_stat BIOSET CPU|all FIELD: a counter, summed over CPUs for "all".
+cache_stat() {
+	[ -r "$CACHE_STATS" ] || fail "no $CACHE_STATS (CONFIG_BIO_ALLOC_CACHE_STATS?)"
+	awk -v b="$1" -v c="$2" -v f="$3" '
+		$1 == "bio_set" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		!(f in col) { next }
+		$1 == b && (c == "all" || $2 == c) { s += $col[f] }
+		END { if (!(f in col)) { print "no field " f > "/dev/stderr"; exit 1 } print s + 0 }
+	' "$CACHE_STATS" || fail "cannot read $3 from $CACHE_STATS"
+}
+
+# cache_check_variant: the kernel runs the cache the host built it with.
+cache_check_variant() {
+	local want
+	want=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^biotest\.variant=//p')
+	[ -n "$want" ] || return 0
+	expect_eq "cache implementation" "$(cache_info implementation)" "$want"
+}
+
+# cache_check_bound BIOSET: no CPU's lists hold more than the bound. The put
+# path frees when task + IRQ list exceed ALLOC_CACHE_MAX (256), so the
+# lists may reach 257 between them.
+cache_check_bound() {
+	local cpu nr
+	for cpu in $(seq 0 $(($(grep -c ^processor /proc/cpuinfo) - 1))); do
+		nr=$(($(cache_stat "$1" "$cpu" nr) + $(cache_stat "$1" "$cpu" nr_irq)))
+		[ "$nr" -le 257 ] || fail "$1 cpu$cpu holds $nr bios, above the bound"
+	done
+}

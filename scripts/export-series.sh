@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# For developers: turn the commits on top of "base" in $SRC back into
+# patches/ (numbered git format-patch files and the series file), after
+# editing the tree and committing there. Files listed in a .files sidecar
+# are copied back to their place in this repository (rust/, c-glue/), since
+# those are the sources; the patch keeps only the rest of its commit.
+. "$(dirname "$0")/lib.sh"
+
+git -C "$SRC" diff --quiet HEAD || die "$SRC has uncommitted changes: commit them first"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+git -C "$SRC" -c core.abbrev=12 format-patch -q -N --zero-commit --no-signature -o "$tmp" base..HEAD
+n=0
+for p in "$tmp"/*.patch; do
+	n=$((n + 1))
+	name=$(basename "$p")
+	old=$(ls "$TOP/patches/$(printf '%04d' "$n")"-*.files 2>/dev/null | head -n 1 || true)
+	if [ -n "$old" ]; then
+		# The new files of this commit come from the repository: copy
+		# them back and leave them out of the patch.
+		exclude=()
+		while read -r from to; do
+			case "$from" in '' | \#*) continue ;; esac
+			git -C "$SRC" show "HEAD~$(($(ls "$tmp"/*.patch | wc -l) - n)):$to" > "$TOP/$from"
+			exclude+=(":(exclude)$to")
+		done < "$old"
+		commit=$(git -C "$SRC" rev-list --reverse base..HEAD | sed -n "${n}p")
+		{
+			sed -n '1,/^---$/p' "$p" | sed '$d'
+			echo "---"
+			git -C "$SRC" -c core.abbrev=12 diff --stat "$commit~1" "$commit" -- . "${exclude[@]}"
+			echo
+			git -C "$SRC" -c core.abbrev=12 diff "$commit~1" "$commit" -- . "${exclude[@]}"
+			echo "-- "
+		} > "$tmp/$name.new"
+		mv "$tmp/$name.new" "$p"
+		[ "$old" = "$TOP/patches/${name%.patch}.files" ] || mv "$old" "$TOP/patches/${name%.patch}.files"
+	fi
+done
+rm -f "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
+cp "$tmp"/*.patch "$TOP/patches/"
+{
+	sed -n '/^#/p' "$TOP/patches/series"
+	(cd "$tmp" && ls ./*.patch | sed 's|^\./||')
+} > "$tmp/series"
+mv "$tmp/series" "$TOP/patches/series"
+info "exported $n patches to patches/"
