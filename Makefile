@@ -23,7 +23,7 @@ export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP
 
 S := $(CURDIR)/scripts
 
-.PHONY: all test deps tree kernels initramfs workload shell \
+.PHONY: all test check series deps tree kernels initramfs workload shell \
 	reset-tree clean distclean help $(addprefix kernel-,c rust)
 
 all: deps tree kernels initramfs
@@ -31,6 +31,16 @@ all: deps tree kernels initramfs
 
 test: deps tree kernels initramfs
 	@$(S)/test.sh $(VARIANTS)
+
+# checkpatch --strict, rustfmt, clippy, rustdoc and git am of the series
+# (part of `make test`).
+check: deps tree kernel-rust
+	@$(S)/check.sh && python3 $(S)/ktap-summary.py $(BUILD)/runs/check/style
+
+# The whole series as git format-patch files with a cover letter, in
+# $(BUILD)/series, checked with git am on a pristine tree.
+series: tree
+	@$(S)/series.sh
 
 deps:
 	@$(S)/deps.sh
@@ -73,6 +83,8 @@ help:
 	@echo 'make               build c and rust, boot them, run the polled-IO workload'
 	@echo 'make test          the whole suite on c and rust; last line "N passed, N failed"'
 	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh)'
+	@echo 'make check         checkpatch, rustfmt, clippy, rustdoc, git am of the series'
+	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
 	@echo 'make shell         interactive guest (VARIANT=rust|c)'
 	@echo 'make kernel-c|kernel-rust|kernels|initramfs|tree|deps'
 	@echo 'make reset-tree    discard edits in $(SRC), re-apply patches/series'

@@ -9,7 +9,7 @@ PKGS=(
 	linux-source-6.12
 	# kernel build: LLVM=1 with clang/lld 14, Rust from rustc-web
 	make gcc libc6-dev clang lld llvm libclang1-14 flex bison bc cpio
-	libelf-dev libssl-dev perl python3 ccache
+	libelf-dev libssl-dev perl python3 python3-ply python3-git ccache
 	rustc-web rust-web-src rustfmt-web rust-web-clippy bindgen
 	# guest and workload
 	qemu-system-x86 busybox-static fio liburing-dev

@@ -4,7 +4,8 @@
 #
 #   scripts/test.sh [VARIANT...]      (default: $VARIANTS, else "c rust")
 #
-# T=name[,name...] runs only those tests. The tests of one boot profile
+# T=name[,name...] runs only those tests (and skips the style checks of
+# scripts/check.sh, as does CHECKS=0). The tests of one boot profile
 # (tests/boots) share one boot; every boot's results, with the host's own
 # checks and any KUnit results on the console, go to scripts/ktap-summary.py,
 # which prints "N passed, N failed" last.
@@ -51,4 +52,11 @@ for v in "${variants[@]}"; do
 done
 
 [ ${#runs[@]} -gt 0 ] || die "no test selected"
+
+# The series' own checks (checkpatch, rustfmt, clippy, rustdoc, git am), with
+# the whole suite only.
+if [ -z "${T:-}" ] && [ "${CHECKS:-1}" = 1 ]; then
+	"$TOP/scripts/check.sh" || true
+	runs+=("$BUILD/runs/check/style")
+fi
 python3 "$TOP/scripts/ktap-summary.py" "${runs[@]}"

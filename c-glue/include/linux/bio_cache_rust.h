@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-CPU bio cache implemented in Rust (rust/kernel/block/bio.rs), as
+ * block/bio.c calls it with CONFIG_BIO_ALLOC_CACHE_RUST.
+ *
+ * A cache is a per-CPU allocation that the Rust side owns; C only keeps the
+ * pointer (in bio_set::cache) and passes it back.
+ */
+#ifndef _LINUX_BIO_CACHE_RUST_H
+#define _LINUX_BIO_CACHE_RUST_H
+
+#include <linux/types.h>
+
+struct bio;
+struct bio_alloc_cache;
+struct bio_alloc_cache_stats;
+
+/* Allocates an empty cache; NULL if out of memory. */
+struct bio_alloc_cache __percpu *bio_cache_rust_new(void);
+
+/*
+ * Frees every bio on every possible CPU's lists and the cache itself;
+ * returns how many bios it freed. Nothing may use @cache any more, and no
+ * CPU-dead callback may run for it.
+ */
+unsigned long bio_cache_rust_free(struct bio_alloc_cache __percpu *cache);
+
+/*
+ * Takes a bio from this CPU's lists, or returns NULL: the lists are empty,
+ * or the caller is not in task context. The bio still has to be
+ * initialised with bio_init().
+ */
+struct bio *bio_cache_rust_alloc(struct bio_alloc_cache __percpu *cache);
+
+/*
+ * Takes @bio back, with its last reference: it goes on this CPU's task list
+ * from task context, on its hard-IRQ list from hard-IRQ context, and is
+ * freed otherwise or when the lists are full.
+ */
+void bio_cache_rust_put(struct bio_alloc_cache __percpu *cache, struct bio *bio);
+
+/*
+ * Frees every bio on @cpu's lists, for the CPU-hotplug dead callback;
+ * returns how many. @cpu must be dead.
+ */
+unsigned int bio_cache_rust_drain_cpu(struct bio_alloc_cache __percpu *cache,
+				      unsigned int cpu);
+
+/* Fills @stats with @cpu's counters (CONFIG_BIO_ALLOC_CACHE_STATS). */
+void bio_cache_rust_stats(struct bio_alloc_cache __percpu *cache,
+			  unsigned int cpu, struct bio_alloc_cache_stats *stats);
+
+/* Implemented in block/bio.c for the Rust side: frees a bio. */
+void bio_cache_rust_release(struct bio *bio);
+
+#endif /* _LINUX_BIO_CACHE_RUST_H */

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Block I/O descriptors (`struct bio`) and their per-CPU cache.
+//!
+//! C header: [`include/linux/bio.h`](srctree/include/linux/bio.h).
+//!
+//! With `CONFIG_BIO_ALLOC_CACHE_RUST`, the per-CPU cache of a `struct bio_set`
+//! (`BIOSET_PERCPU_CACHE`) is a [`PerCpuCache`] of [`Bio`], which `block/bio.c` calls through
+//! the functions declared in
+//! [`include/linux/bio_cache_rust.h`](srctree/include/linux/bio_cache_rust.h).
+//!
+//! [`PerCpuCache`]: crate::percpu_cache::PerCpuCache
+
+use crate::{
+    bindings,
+    percpu_cache::{Cacheable, PutContext},
+    types::Opaque,
+};
+use core::ptr::{self, NonNull};
+
+/// A block I/O descriptor, a `struct bio`.
+///
+/// # Invariants
+///
+/// The wrapped `struct bio` was allocated from a `struct bio_set` (its `bi_pool`).
+#[repr(transparent)]
+pub struct Bio(Opaque<bindings::bio>);
+
+impl Bio {
+    #[inline]
+    fn raw(this: NonNull<Self>) -> *mut bindings::bio {
+        this.as_ptr().cast()
+    }
+}
+
+// SAFETY: A bio has no tie to a thread or CPU: whoever owns it may free it on any CPU.
+unsafe impl Send for Bio {}
+
+// SAFETY:
+// - The link is `bi_next`, which only a bio's current list uses; a bio put back with its last
+//   reference is on no list, and the cache hands it out with `bi_next` to be reset by
+//   `bio_init()`.
+// - `retire` is `bio_uninit()`, after which the bio can be freed, or set up again with
+//   `bio_init()`.
+// - `release` is `bio_free()` (through `bio_cache_rust_release()`), which only returns memory
+//   to the bio_set's mempools and may run in any context.
+unsafe impl Cacheable for Bio {
+    /// `ALLOC_CACHE_MAX` of `block/bio.c`.
+    const MAX: u32 = 256;
+    /// `ALLOC_CACHE_THRESHOLD` of `block/bio.c`.
+    const SPLICE_THRESHOLD: u32 = 16;
+    const STATS: bool = cfg!(CONFIG_BIO_ALLOC_CACHE_STATS);
+
+    #[inline]
+    unsafe fn next(this: NonNull<Self>) -> Option<NonNull<Self>> {
+        // SAFETY: The caller owns `this`, a valid bio.
+        NonNull::new(unsafe { (*Self::raw(this)).bi_next }.cast())
+    }
+
+    #[inline]
+    unsafe fn set_next(this: NonNull<Self>, next: Option<NonNull<Self>>) {
+        let next = next.map_or(ptr::null_mut(), Self::raw);
+        // SAFETY: The caller owns `this`, a valid bio.
+        unsafe { (*Self::raw(this)).bi_next = next };
+    }
+
+    #[inline]
+    unsafe fn retire(this: NonNull<Self>, ctx: PutContext) {
+        // SAFETY: The caller owns `this`, a valid bio with its last reference gone.
+        unsafe { bindings::bio_uninit(Self::raw(this)) };
+        if ctx == PutContext::Task {
+            // Not necessary, but helps not to iopoll bios that were already freed (as the C
+            // cache does).
+            // SAFETY: The caller owns `this`.
+            unsafe { (*Self::raw(this)).bi_bdev = ptr::null_mut() };
+        }
+    }
+
+    #[inline]
+    unsafe fn release(this: NonNull<Self>) {
+        // SAFETY: The caller gives up `this`, a bio allocated from a bio_set (type invariant).
+        unsafe { bindings::bio_cache_rust_release(Self::raw(this)) };
+    }
+}
+
+crate::percpu_cache_export_c! {
+    item: Bio as bindings::bio,
+    handle: bindings::bio_alloc_cache,
+    new: bio_cache_rust_new,
+    free: bio_cache_rust_free,
+    alloc: bio_cache_rust_alloc,
+    put: bio_cache_rust_put,
+    drain_cpu: bio_cache_rust_drain_cpu,
+}
+
+#[cfg(CONFIG_BIO_ALLOC_CACHE_STATS)]
+crate::percpu_cache_export_c_stats! {
+    item: Bio,
+    handle: bindings::bio_alloc_cache,
+    stats: bio_cache_rust_stats => bindings::bio_alloc_cache_stats,
+}

@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A per-CPU cache of free objects, for allocations in task context.
+//!
+//! The Rust form of the per-CPU bio cache of [`block/bio.c`](srctree/block/bio.c) ("Enable bio
+//! recycling for polled IO", Linux 5.15, with its later IRQ list), generic over the object:
+//!
+//! - Every CPU has a LIFO list of free objects for task context, threaded through a link field of
+//!   the objects themselves: the most recently freed object, the one most likely still in the
+//!   CPU's caches, is handed out first, and the cache allocates nothing per object.
+//! - Objects freed in hard interrupt context go on a second list of that CPU. An allocation that
+//!   finds the task list empty takes the whole hard-IRQ list, once it holds
+//!   [`Cacheable::SPLICE_THRESHOLD`] objects, with interrupts disabled for the moment it takes.
+//! - An object put back when the lists hold more than [`Cacheable::MAX`] objects between them, or
+//!   from any other context, is freed instead.
+//! - The lists of a CPU that went offline are drained by the CPU-hotplug dead callback
+//!   ([`PerCpuCache::drain_cpu`]); dropping the cache drains every possible CPU's lists.
+//!
+//! Only the owning CPU touches its task list, in task context with preemption disabled, and its
+//! hard-IRQ list, with interrupts disabled: the fast paths take no lock and use no atomic
+//! read-modify-write instruction.
+
+use crate::percpu::{possible_cpus, PerCpu};
+use crate::{context, context::IrqSaveGuard, error::Result, ffi::c_void, init::Zeroable};
+use core::{
+    cell::UnsafeCell,
+    marker::PhantomData,
+    mem,
+    ptr::NonNull,
+    sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed},
+};
+
+/// The context an object is put back from, for [`Cacheable::retire`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PutContext {
+    /// Task context; the object goes on the task list.
+    Task,
+    /// Hard interrupt context; the object goes on the hard-IRQ list.
+    HardIrq,
+}
+
+/// Objects a [`PerCpuCache`] can hold.
+///
+/// # Safety
+///
+/// Implementers must ensure that:
+///
+/// - [`Cacheable::next`] and [`Cacheable::set_next`] read and write a link field of the object
+///   that nothing but the cache uses while the cache owns the object;
+/// - [`Cacheable::retire`] leaves the object valid for [`Cacheable::release`] and for being
+///   handed out again by [`PerCpuCache::alloc`];
+/// - [`Cacheable::release`] frees the object, in any context the cache calls it from: task, hard
+///   or soft interrupt, with preemption disabled or not.
+pub unsafe trait Cacheable: Sized + Send {
+    /// A put frees the object when the lists of the CPU hold more than this many objects.
+    const MAX: u32;
+
+    /// An allocation that finds the task list empty takes the hard-IRQ list once it holds this
+    /// many objects.
+    const SPLICE_THRESHOLD: u32;
+
+    /// Whether to count what the cache does, see [`Stats`].
+    const STATS: bool;
+
+    /// Returns the object linked after `this`.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns `this`, and has set its link with [`Cacheable::set_next`].
+    unsafe fn next(this: NonNull<Self>) -> Option<NonNull<Self>>;
+
+    /// Links `next` after `this`.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns `this`.
+    unsafe fn set_next(this: NonNull<Self>, next: Option<NonNull<Self>>);
+
+    /// Prepares `this` for a stay in the cache, before it goes on the list of `ctx`.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns `this`, and runs in the context `ctx` with preemption disabled.
+    unsafe fn retire(this: NonNull<Self>, ctx: PutContext);
+
+    /// Frees `this`.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns `this` and gives it up.
+    unsafe fn release(this: NonNull<Self>);
+}
+
+/// Unique ownership of an object that can go into a [`PerCpuCache`]; dropping it frees the
+/// object with [`Cacheable::release`].
+///
+/// # Invariants
+///
+/// `ptr` points to a valid `T` that this value owns.
+pub struct Owned<T: Cacheable> {
+    ptr: NonNull<T>,
+    _owns: PhantomData<T>,
+}
+
+// SAFETY: `T: Send`, so its ownership may move to another thread.
+unsafe impl<T: Cacheable> Send for Owned<T> {}
+
+impl<T: Cacheable> Owned<T> {
+    /// Takes ownership of the object at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to a valid `T` that the caller owns and gives up.
+    #[inline]
+    pub unsafe fn from_raw(ptr: NonNull<T>) -> Self {
+        // INVARIANT: By the safety requirements, the object is valid and now ours.
+        Self {
+            ptr,
+            _owns: PhantomData,
+        }
+    }
+
+    /// Gives up ownership of the object, without freeing it.
+    #[inline]
+    pub fn into_raw(self) -> NonNull<T> {
+        let ptr = self.ptr;
+        mem::forget(self);
+        ptr
+    }
+}
+
+impl<T: Cacheable> Drop for Owned<T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants, we own the object, and give it up here.
+        unsafe { T::release(self.ptr) };
+    }
+}
+
+/// Counters, indices into [`Slot::stats`].
+#[derive(Clone, Copy)]
+enum Stat {
+    AllocHit,
+    AllocMiss,
+    PutTask,
+    PutIrq,
+    FreeFull,
+    FreeOther,
+    Splices,
+    DrainHotplug,
+}
+
+const NR_STATS: usize = Stat::DrainHotplug as usize + 1;
+
+/// What one CPU's part of a [`PerCpuCache`] did, when [`Cacheable::STATS`] is set.
+///
+/// Every object that entered a list (`put_task + put_irq`) left it through an allocation
+/// (`alloc_hit`), a drain (`drain_hotplug`, or the count [`PerCpuCache::destroy`] returns), or is
+/// still there (`nr + nr_irq`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Allocations served from the cache.
+    pub alloc_hit: u64,
+    /// Allocations the cache could not serve.
+    pub alloc_miss: u64,
+    /// Objects put on the task list.
+    pub put_task: u64,
+    /// Objects put on the hard-IRQ list.
+    pub put_irq: u64,
+    /// Objects freed because the lists were full.
+    pub free_full: u64,
+    /// Objects freed because they were put from another context.
+    pub free_other: u64,
+    /// Hard-IRQ lists spliced into the task list.
+    pub splices: u64,
+    /// Objects freed when the CPU went offline.
+    pub drain_hotplug: u64,
+    /// Objects on the task list.
+    pub nr: u32,
+    /// Objects on the hard-IRQ list.
+    pub nr_irq: u32,
+}
+
+/// One CPU's part of a [`PerCpuCache`]: the C `struct bio_alloc_cache`.
+///
+/// # Invariants
+///
+/// - `task` heads a list, linked with [`Cacheable::next`], of `nr` objects that the cache owns.
+///   Only this CPU accesses it, in task context with preemption disabled; or any CPU once this
+///   one is dead; or the owner of the cache when it destroys it.
+/// - `irq` heads a list of `nr_irq` objects that the cache owns. Only this CPU accesses it, with
+///   interrupts disabled; or any CPU once this one is dead; or the owner of the cache when it
+///   destroys it.
+/// - `nr`, `nr_irq` and `stats` are written under the same rules as the lists, and may be read
+///   by anyone at any time.
+#[repr(C)]
+struct Slot<T> {
+    task: UnsafeCell<Option<NonNull<T>>>,
+    irq: UnsafeCell<Option<NonNull<T>>>,
+    nr: AtomicU32,
+    nr_irq: AtomicU32,
+    stats: [AtomicU64; NR_STATS],
+}
+
+// SAFETY: All zeroes is two empty lists (`None` is the null pointer) and zero counters.
+unsafe impl<T> Zeroable for Slot<T> {}
+
+// SAFETY: The type invariants serialise every access to the lists, from whatever context or CPU;
+// the objects on them may move to another CPU because `T: Send`. The counters are atomics.
+unsafe impl<T: Send> Sync for Slot<T> {}
+
+impl<T: Cacheable> Slot<T> {
+    #[inline]
+    fn count(&self, stat: Stat, n: u64) {
+        if T::STATS {
+            // Written by one context at a time, read racily: no read-modify-write needed.
+            let c = &self.stats[stat as usize];
+            c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
+        }
+    }
+
+    /// Removes the first object of the task list.
+    ///
+    /// # Safety
+    ///
+    /// The caller may access the task list (type invariants).
+    #[inline]
+    unsafe fn pop_task(&self) -> Option<NonNull<T>> {
+        // SAFETY: The caller may access the task list.
+        let head = unsafe { &mut *self.task.get() };
+        let obj = (*head)?;
+        // SAFETY: The cache owns `obj`, which is on the list, so its link is set.
+        *head = unsafe { T::next(obj) };
+        self.nr.store(self.nr.load(Relaxed) - 1, Relaxed);
+        Some(obj)
+    }
+
+    /// Adds `obj` at the front of the list `head` that has `nr` objects.
+    ///
+    /// # Safety
+    ///
+    /// The caller may access the list and gives up its ownership of `obj`.
+    #[inline]
+    unsafe fn push(head: &UnsafeCell<Option<NonNull<T>>>, nr: &AtomicU32, obj: NonNull<T>) {
+        // SAFETY: The caller may access the list and owns `obj` until it is on it.
+        unsafe {
+            T::set_next(obj, *head.get());
+            *head.get() = Some(obj);
+        }
+        nr.store(nr.load(Relaxed) + 1, Relaxed);
+    }
+
+    /// Moves the hard-IRQ list onto the task list.
+    ///
+    /// # Safety
+    ///
+    /// The caller may access the task list, which is empty, and runs on this slot's CPU or the
+    /// CPU is dead.
+    unsafe fn splice_irq(&self) {
+        let _irq_off = IrqSaveGuard::new();
+        // SAFETY: With interrupts disabled on this slot's CPU, or with the CPU dead, the
+        // hard-IRQ list is ours; the task list is the caller's.
+        unsafe {
+            debug_assert!((*self.task.get()).is_none());
+            let irq = (*self.irq.get()).take();
+            if irq.is_some() {
+                self.count(Stat::Splices, 1);
+            }
+            *self.task.get() = irq;
+        }
+        self.nr
+            .store(self.nr.load(Relaxed) + self.nr_irq.load(Relaxed), Relaxed);
+        self.nr_irq.store(0, Relaxed);
+    }
+
+    /// Frees up to `nr` objects from the task list, all of them if `nr` is 0, and returns how
+    /// many it freed. (Zero meaning "no limit" comes with the C `__bio_alloc_cache_prune()`.)
+    ///
+    /// # Safety
+    ///
+    /// The caller may access the task list.
+    unsafe fn prune_task(&self, nr: u32) -> u32 {
+        let mut freed = 0;
+        // SAFETY: The caller may access the task list.
+        while let Some(obj) = unsafe { self.pop_task() } {
+            // SAFETY: `obj` left the list: the cache owned it and now gives it up.
+            drop(unsafe { Owned::from_raw(obj) });
+            freed += 1;
+            if freed == nr {
+                break;
+            }
+        }
+        freed
+    }
+
+    /// Frees up to `nr` objects, from the task list first and then, if that ended up empty,
+    /// from the hard-IRQ list, and returns how many it freed. The C `bio_alloc_cache_prune()`.
+    ///
+    /// # Safety
+    ///
+    /// The caller may access both lists: the CPU is dead, or the cache is being destroyed.
+    unsafe fn prune(&self, nr: u32) -> u32 {
+        // SAFETY: The caller may access both lists.
+        unsafe {
+            let mut freed = self.prune_task(nr);
+            if (*self.task.get()).is_none() {
+                self.splice_irq();
+                freed += self.prune_task(nr.wrapping_sub(freed));
+            }
+            freed
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        let c = |stat: Stat| self.stats[stat as usize].load(Relaxed);
+        Stats {
+            alloc_hit: c(Stat::AllocHit),
+            alloc_miss: c(Stat::AllocMiss),
+            put_task: c(Stat::PutTask),
+            put_irq: c(Stat::PutIrq),
+            free_full: c(Stat::FreeFull),
+            free_other: c(Stat::FreeOther),
+            splices: c(Stat::Splices),
+            drain_hotplug: c(Stat::DrainHotplug),
+            nr: self.nr.load(Relaxed),
+            nr_irq: self.nr_irq.load(Relaxed),
+        }
+    }
+}
+
+/// A per-CPU cache of free objects of type `T`.
+///
+/// # Examples
+///
+/// A cache of boxed nodes that link themselves:
+///
+/// ```
+/// use core::ptr::NonNull;
+/// use kernel::percpu_cache::{Cacheable, Owned, PerCpuCache, PutContext};
+///
+/// struct Node {
+///     next: Option<NonNull<Node>>,
+///     data: u64,
+/// }
+///
+/// // SAFETY: `next` is only used by the cache; `release` frees the box in any context.
+/// unsafe impl Cacheable for Node {
+///     const MAX: u32 = 4;
+///     const SPLICE_THRESHOLD: u32 = 2;
+///     const STATS: bool = true;
+///
+///     unsafe fn next(this: NonNull<Self>) -> Option<NonNull<Self>> {
+///         // SAFETY: The caller owns `this`.
+///         unsafe { this.as_ref().next }
+///     }
+///     unsafe fn set_next(mut this: NonNull<Self>, next: Option<NonNull<Self>>) {
+///         // SAFETY: The caller owns `this`.
+///         unsafe { this.as_mut().next = next };
+///     }
+///     unsafe fn retire(_this: NonNull<Self>, _ctx: PutContext) {}
+///     unsafe fn release(this: NonNull<Self>) {
+///         // SAFETY: The caller gives up `this`, which `node()` got from `KBox::into_raw`.
+///         drop(unsafe { KBox::from_raw(this.as_ptr()) });
+///     }
+/// }
+///
+/// fn node(data: u64) -> Result<Owned<Node>> {
+///     let b = KBox::new(Node { next: None, data }, GFP_KERNEL)?;
+///     // SAFETY: The box is valid and ours; `release` frees it as a box.
+///     Ok(unsafe { Owned::from_raw(NonNull::from(KBox::leak(b))) })
+/// }
+///
+/// let cache = PerCpuCache::<Node>::new()?;
+/// let a = node(1)?;
+/// let a_ptr = a.into_raw();
+/// // SAFETY: Ownership goes back to an `Owned`.
+/// cache.put(unsafe { Owned::from_raw(a_ptr) });
+/// cache.put(node(2)?);
+///
+/// // LIFO: the node put last comes out first.
+/// let b = cache.alloc().expect("cached");
+/// let b_ptr = b.into_raw();
+/// // SAFETY: `b_ptr` is the node we own.
+/// assert_eq!(unsafe { b_ptr.as_ref().data }, 2);
+/// // SAFETY: Ownership goes back to an `Owned`, freed at the end of the statement.
+/// drop(unsafe { Owned::from_raw(b_ptr) });
+/// assert_eq!(cache.alloc().map(Owned::into_raw), Some(a_ptr));
+/// // SAFETY: `a_ptr` is ours again.
+/// drop(unsafe { Owned::from_raw(a_ptr) });
+/// assert!(cache.alloc().is_none());
+/// assert_eq!(cache.destroy(), 0);
+/// # Ok::<(), Error>(())
+/// ```
+///
+/// # Invariants
+///
+/// Every possible CPU's slot holds lists of objects this cache owns.
+#[repr(transparent)]
+pub struct PerCpuCache<T: Cacheable> {
+    slots: PerCpu<Slot<T>>,
+}
+
+impl<T: Cacheable> PerCpuCache<T> {
+    /// Allocates an empty cache.
+    pub fn new() -> Result<Self> {
+        // INVARIANT: All lists are empty.
+        Ok(Self {
+            slots: PerCpu::new()?,
+        })
+    }
+
+    /// Takes an object from the current CPU's task list, first moving the hard-IRQ list there if
+    /// the task list is empty and the hard-IRQ list holds [`Cacheable::SPLICE_THRESHOLD`]
+    /// objects.
+    ///
+    /// Returns [`None`] if there is no object, or if the caller is not in task context: only task
+    /// context may take objects, since an interrupt could otherwise find the task list half
+    /// updated.
+    #[inline]
+    pub fn alloc(&self) -> Option<Owned<T>> {
+        if !context::in_task() {
+            return None;
+        }
+        let slot = self.slots.get();
+        // SAFETY: We run in task context, on the slot's CPU, with preemption disabled until
+        // `slot` is dropped: we may access the task list.
+        let obj = match unsafe { slot.pop_task() } {
+            Some(obj) => obj,
+            None => {
+                if slot.nr_irq.load(Relaxed) >= T::SPLICE_THRESHOLD {
+                    // SAFETY: As above, and the task list is empty.
+                    unsafe { slot.splice_irq() };
+                }
+                // SAFETY: As above.
+                match unsafe { slot.pop_task() } {
+                    Some(obj) => obj,
+                    None => {
+                        slot.count(Stat::AllocMiss, 1);
+                        return None;
+                    }
+                }
+            }
+        };
+        slot.count(Stat::AllocHit, 1);
+        drop(slot);
+        // SAFETY: `obj` left the list: the cache owned it and hands it over.
+        Some(unsafe { Owned::from_raw(obj) })
+    }
+
+    /// Takes `obj` back: onto the current CPU's task list from task context, onto its hard-IRQ
+    /// list from hard interrupt context (with interrupts disabled). Frees it instead if the lists
+    /// hold more than [`Cacheable::MAX`] objects, or from any other context.
+    #[inline]
+    pub fn put(&self, obj: Owned<T>) {
+        let slot = self.slots.get();
+        if slot.nr_irq.load(Relaxed) + slot.nr.load(Relaxed) > T::MAX {
+            slot.count(Stat::FreeFull, 1);
+        } else if context::in_task() {
+            let obj = obj.into_raw();
+            // SAFETY: We run in task context on the slot's CPU with preemption disabled, so we
+            // may access the task list, and we own `obj`, which goes on it.
+            unsafe {
+                T::retire(obj, PutContext::Task);
+                Slot::push(&slot.task, &slot.nr, obj);
+            }
+            slot.count(Stat::PutTask, 1);
+            return;
+        } else if context::in_hardirq() && context::irqs_disabled() {
+            let obj = obj.into_raw();
+            // SAFETY: We run on the slot's CPU with interrupts disabled, so we may access the
+            // hard-IRQ list, and we own `obj`, which goes on it.
+            unsafe {
+                T::retire(obj, PutContext::HardIrq);
+                Slot::push(&slot.irq, &slot.nr_irq, obj);
+            }
+            slot.count(Stat::PutIrq, 1);
+            return;
+        } else {
+            slot.count(Stat::FreeOther, 1);
+        }
+        // Preemption back on before the object is freed, as in C.
+        drop(slot);
+        drop(obj);
+    }
+
+    /// Frees every object on the lists of `cpu`, and returns how many: the CPU-hotplug dead
+    /// callback.
+    ///
+    /// # Safety
+    ///
+    /// `cpu` is dead: nothing runs on it.
+    pub unsafe fn drain_cpu(&self, cpu: u32) -> u32 {
+        let Some(slot) = self.slots.get_cpu(cpu) else {
+            return 0;
+        };
+        // SAFETY: The CPU is dead, so we may access its lists.
+        let freed = unsafe { slot.prune(u32::MAX) };
+        slot.count(Stat::DrainHotplug, freed.into());
+        freed
+    }
+
+    /// Returns the counters of `cpu`, or [`None`] if it is not a possible CPU. Those of a CPU
+    /// that is running are read racily.
+    pub fn stats(&self, cpu: u32) -> Option<Stats> {
+        self.slots.get_cpu(cpu).map(Slot::stats)
+    }
+
+    /// Frees every object on every possible CPU's lists, then the cache: the teardown. Returns
+    /// how many objects it freed.
+    pub fn destroy(mut self) -> u64 {
+        self.drain_all()
+    }
+
+    fn drain_all(&mut self) -> u64 {
+        let mut freed = 0;
+        for cpu in possible_cpus() {
+            if let Some(slot) = self.slots.get_cpu(cpu) {
+                // SAFETY: `&mut self`: nothing else uses the cache, so we may access every list.
+                freed += u64::from(unsafe { slot.prune(u32::MAX) });
+            }
+        }
+        freed
+    }
+
+    /// Gives up ownership of the cache, for C code that keeps it as an opaque pointer.
+    pub fn into_raw(self) -> NonNull<c_void> {
+        let this = mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is not dropped, so ownership of the per-CPU memory moves to the caller.
+        let slots = unsafe { core::ptr::read(&this.slots) };
+        slots.into_raw().cast()
+    }
+
+    /// Takes back ownership of a cache from [`PerCpuCache::into_raw`].
+    ///
+    /// # Safety
+    ///
+    /// `ptr` was returned by [`PerCpuCache::into_raw`] for the same `T`, and nothing else owns
+    /// it.
+    pub unsafe fn from_raw(ptr: NonNull<c_void>) -> Self {
+        // SAFETY: By the safety requirements, `ptr` is the per-CPU memory of a `PerCpuCache<T>`,
+        // a `PerCpu<Slot<T>>`, and ownership moves to us.
+        let slots = unsafe { PerCpu::from_raw(ptr.cast()) };
+        // INVARIANT: The lists are those of that cache, of objects it owns.
+        Self { slots }
+    }
+}
+
+impl<T: Cacheable> Drop for PerCpuCache<T> {
+    fn drop(&mut self) {
+        self.drain_all();
+    }
+}
+
+/// Exports a [`PerCpuCache`] to C as `extern "C"` functions, for C code that owns the cache as an
+/// opaque pointer and hands objects in and out as raw pointers.
+///
+/// `item: T as C` names the [`Cacheable`] type and the C type of its objects, which `T` must be a
+/// transparent wrapper of; `handle` is the opaque C type of the cache. The functions, for the
+/// names given:
+///
+/// - `new() -> *mut handle`: an empty cache, or NULL;
+/// - `free(cache) -> c_ulong`: [`PerCpuCache::destroy`];
+/// - `alloc(cache) -> *mut C`: [`PerCpuCache::alloc`], or NULL;
+/// - `put(cache, *mut C)`: [`PerCpuCache::put`];
+/// - `drain_cpu(cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`].
+///
+/// Their safety requirements, which the C header must state, are those of the functions they
+/// call, and: `cache` comes from `new` and has not been freed; objects are valid and owned by the
+/// caller of `put`.
+#[macro_export]
+macro_rules! percpu_cache_export_c {
+    (
+        item: $item:ty as $citem:ty,
+        handle: $handle:ty,
+        new: $new:ident,
+        free: $free:ident,
+        alloc: $alloc:ident,
+        put: $put:ident,
+        drain_cpu: $drain:ident $(,)?
+    ) => {
+        /// Allocates an empty cache; returns NULL if out of memory.
+        #[no_mangle]
+        pub extern "C" fn $new() -> *mut $handle {
+            match $crate::percpu_cache::PerCpuCache::<$item>::new() {
+                Ok(cache) => cache.into_raw().as_ptr().cast(),
+                Err(_) => ::core::ptr::null_mut(),
+            }
+        }
+
+        /// Frees every cached object and the cache; returns how many objects it freed.
+        ///
+        /// # Safety
+        ///
+        /// `cache` came from the `new` function, and nothing uses it any more.
+        #[no_mangle]
+        pub unsafe extern "C" fn $free(cache: *mut $handle) -> $crate::ffi::c_ulong {
+            // SAFETY: By the safety requirements, `cache` came from `new`, non-null, and is ours.
+            let cache = unsafe {
+                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
+                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
+                )
+            };
+            cache.destroy() as $crate::ffi::c_ulong
+        }
+
+        /// Takes an object from the current CPU's cache; returns NULL if there is none.
+        ///
+        /// # Safety
+        ///
+        /// `cache` came from the `new` function and has not been freed.
+        #[no_mangle]
+        pub unsafe extern "C" fn $alloc(cache: *mut $handle) -> *mut $citem {
+            // SAFETY: By the safety requirements, `cache` is a live cache; wrapped in
+            // `ManuallyDrop`, the borrowed value never frees it.
+            let cache = ::core::mem::ManuallyDrop::new(unsafe {
+                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
+                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
+                )
+            });
+            cache.alloc().map_or(::core::ptr::null_mut(), |obj| {
+                obj.into_raw().as_ptr().cast()
+            })
+        }
+
+        /// Takes `obj` back into the current CPU's cache, or frees it.
+        ///
+        /// # Safety
+        ///
+        /// `cache` came from the `new` function and has not been freed; `obj` is a valid object
+        /// that the caller owns and gives up.
+        #[no_mangle]
+        pub unsafe extern "C" fn $put(cache: *mut $handle, obj: *mut $citem) {
+            // SAFETY: As in `alloc`.
+            let cache = ::core::mem::ManuallyDrop::new(unsafe {
+                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
+                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
+                )
+            });
+            // SAFETY: By the safety requirements, `obj` is valid, non-null and ours to give.
+            cache.put(unsafe {
+                $crate::percpu_cache::Owned::from_raw(::core::ptr::NonNull::new_unchecked(
+                    obj.cast::<$item>(),
+                ))
+            });
+        }
+
+        /// Frees every object cached on `cpu`; returns how many.
+        ///
+        /// # Safety
+        ///
+        /// `cache` came from the `new` function and has not been freed; `cpu` is dead.
+        #[no_mangle]
+        pub unsafe extern "C" fn $drain(
+            cache: *mut $handle,
+            cpu: $crate::ffi::c_uint,
+        ) -> $crate::ffi::c_uint {
+            // SAFETY: As in `alloc`.
+            let cache = ::core::mem::ManuallyDrop::new(unsafe {
+                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
+                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
+                )
+            });
+            // SAFETY: By the safety requirements, `cpu` is dead.
+            unsafe { cache.drain_cpu(cpu) }
+        }
+    };
+}
+
+/// Exports [`PerCpuCache::stats`] to C, next to [`percpu_cache_export_c`]: `stats(cache, cpu,
+/// *mut S)` fills a C struct `S` that has the fields of [`Stats`], with their names and types.
+/// A CPU that is not possible reads as all zeroes.
+#[macro_export]
+macro_rules! percpu_cache_export_c_stats {
+    (item: $item:ty, handle: $handle:ty, stats: $stats:ident => $cstats:ty $(,)?) => {
+        /// Fills `out` with the counters of `cpu`.
+        ///
+        /// # Safety
+        ///
+        /// `cache` came from the `new` function and has not been freed; `out` is valid for
+        /// writes.
+        #[no_mangle]
+        pub unsafe extern "C" fn $stats(
+            cache: *mut $handle,
+            cpu: $crate::ffi::c_uint,
+            out: *mut $cstats,
+        ) {
+            // SAFETY: By the safety requirements, `cache` is a live cache; wrapped in
+            // `ManuallyDrop`, the borrowed value never frees it.
+            let cache = ::core::mem::ManuallyDrop::new(unsafe {
+                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
+                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
+                )
+            });
+            let s = cache.stats(cpu).unwrap_or_default();
+            // SAFETY: By the safety requirements, `out` is valid for writes; the fields are
+            // plain integers.
+            unsafe {
+                (*out).alloc_hit = s.alloc_hit;
+                (*out).alloc_miss = s.alloc_miss;
+                (*out).put_task = s.put_task;
+                (*out).put_irq = s.put_irq;
+                (*out).free_full = s.free_full;
+                (*out).free_other = s.free_other;
+                (*out).splices = s.splices;
+                (*out).drain_hotplug = s.drain_hotplug;
+                (*out).nr = s.nr;
+                (*out).nr_irq = s.nr_irq;
+            }
+        }
+    };
+}

@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The series' own checks, as KTAP in $BUILD/runs/check/style/host.ktap for
+# the summary of `make test` (and `make check`):
+#   - `make series` exports it and `git am` applies it to a pristine tree;
+#   - every exported patch passes checkpatch.pl --strict;
+#   - the Rust code passes rustfmtcheck, CLIPPY=1 and `make rustdoc` without
+#     a warning (in $BUILD/o/check, with the rust variant's config, so the
+#     variants' objects are left alone).
+. "$(dirname "$0")/lib.sh"
+
+run=$BUILD/runs/check/style
+rm -rf "$run"
+mkdir -p "$run"
+results=()
+result() { results+=("$1|$2"); }
+
+msg "Checking the series: git am, checkpatch --strict, rustfmt, clippy, rustdoc"
+if "$TOP/scripts/series.sh" > "$run/series.log" 2>&1; then
+	result "series: git am on a pristine tree" ""
+	for p in "$BUILD"/series/[0-9]*.patch; do
+		name=$(basename "$p" .patch)
+		[ "$name" != 0000-cover-letter ] || continue
+		# Debian's python3 first: checkpatch runs spdxcheck.py, which needs python3-ply.
+		out=$(cd "$SRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q "$p" 2>&1) || true
+		if [ -n "$out" ]; then
+			echo "$out" > "$run/checkpatch-$name.log"
+			result "checkpatch --strict: $name" "$(echo "$out" | grep -m1 -E '^(ERROR|WARNING|CHECK)') ($run/checkpatch-$name.log)"
+		else
+			result "checkpatch --strict: $name" ""
+		fi
+	done
+else
+	result "series: git am on a pristine tree" "$(tail -n 1 "$run/series.log")"
+fi
+
+o=$BUILD/o/check
+rust_config=$(objdir rust)/.config
+[ -f "$rust_config" ] || die "no rust variant config ($rust_config): make kernel-rust first"
+mkdir -p "$o"
+cmp -s "$rust_config" "$o/.config" || cp "$rust_config" "$o/.config"
+
+# rust_check NAME LOG make-args...: passes if make succeeds without warnings.
+rust_check() {
+	local name=$1 log=$run/$2
+	shift 2
+	if kmake "$o" "$@" > "$log" 2>&1 && ! grep -qE '^(warning|error)(\[|:)' "$log"; then
+		result "$name" ""
+	else
+		result "$name" "$(grep -m1 -E '^(warning|error)' "$log" || tail -n 1 "$log") ($log)"
+	fi
+}
+kmake "$o" olddefconfig > "$run/config.log" 2>&1 || die "configuring $o failed ($run/config.log)"
+rust_check "rustfmtcheck" rustfmt.log rustfmtcheck
+# Rebuild the Rust crates under clippy (their .o are in $o only).
+rm -f "$o"/rust/*.o
+rust_check "CLIPPY=1" clippy.log -j"$JOBS" CLIPPY=1 rust/
+rust_check "rustdoc" rustdoc.log -j"$JOBS" rustdoc
+
+{
+	echo "KTAP version 1"
+	echo "1..${#results[@]}"
+	i=0
+	for r in "${results[@]}"; do
+		i=$((i + 1))
+		if [ -z "${r#*|}" ]; then echo "ok $i ${r%%|*}"; else echo "not ok $i ${r%%|*} # ${r#*|}"; fi
+	done
+} > "$run/host.ktap"
+failed=$(grep -c '^not ok' "$run/host.ktap" || true)
+grep '^not ok' "$run/host.ktap" | sed 's/^/    /' >&2 || true
+info "checks: ${#results[@]} run, $failed failed"
