@@ -8,6 +8,17 @@
 . "$(dirname "$0")/lib.sh"
 
 git -C "$SRC" diff --quiet HEAD || die "$SRC has uncommitted changes: commit them first"
+
+# The files of .files sidecars are copied back from the tree: refuse if one
+# was edited here since the series was last applied, which would be lost.
+applied=$(cat "$SRC/.git/biocache-applied" 2>/dev/null) || die "no applied series in $SRC: run make tree"
+for f in "$TOP"/patches/*.files; do
+	while read -r from to; do
+		case "$from" in '' | \#*) continue ;; esac
+		git -C "$SRC" show "$applied:$to" 2>/dev/null | cmp -s - "$TOP/$from" ||
+			die "$from was edited since the series was applied: run make tree first"
+	done < "$f"
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -135,5 +135,5 @@ fi
 
 failed=$(cat "$run/host.ktap" "$run/results.ktap" 2>/dev/null | grep -c '^not ok' || true)
 grep '^not ok' "$run/host.ktap" | sed 's/^/    /' >&2 || true
-info "$variant/$name: ${secs}s, $( [ "$failed" = 0 ] && echo "all passed" || echo "$failed failed")"
+info "$variant/$name: ${secs}s, guest tests and host checks: $( [ "$failed" = 0 ] && echo "all passed" || echo "$failed failed")"
 [ "$failed" = 0 ]

@@ -17,13 +17,15 @@ done
 echo
 echo "Polled 512 B random reads, io_uring IOPOLL + registered file + fixed buffers"
 echo "(IOPS are guest wall clock under TCG emulation: they depend on the host)"
-printf '%-8s %-8s %6s %6s %10s %10s\n' variant device qd batch IOs IOPS
+printf '%-8s %-8s %6s %6s %10s %10s %10s\n' variant device qd batch IOs IOPS 'cache hit'
 for r in "${rows[@]}"; do
 	set -- $r
 	v=$1; shift
 	declare -A f=()
 	for kv in "$@"; do f[${kv%%=*}]=${kv#*=}; done
 	dev=${f[dev]}; [ "$dev" = wl ] && dev=null_blk
-	printf '%-8s %-8s %6s %6s %10s %10s\n' "$v" "$dev" "${f[qd]}" "${f[batch]}" "${f[ios]}" "${f[iops]}"
+	allocs=$((f[hits] + f[misses]))
+	rate=$( [ "$allocs" -gt 0 ] && awk -v h="${f[hits]}" -v a="$allocs" 'BEGIN { printf "%.2f%%", 100 * h / a }' || echo -)
+	printf '%-8s %-8s %6s %6s %10s %10s %10s\n' "$v" "$dev" "${f[qd]}" "${f[batch]}" "${f[ios]}" "${f[iops]}" "$rate"
 	unset f
 done

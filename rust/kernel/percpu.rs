@@ -68,13 +68,17 @@ impl<T: Zeroable + Sync> PerCpu<T> {
     ///
     /// ```
     /// use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
-    /// use kernel::percpu::{possible_cpus, PerCpu};
+    /// use kernel::{init::Zeroable, percpu::{possible_cpus, PerCpu}};
     ///
-    /// let counters = PerCpu::<AtomicU32>::new()?;
-    /// counters.get().fetch_add(1, Relaxed);
+    /// struct Counter(AtomicU32);
+    /// // SAFETY: All zeroes is a valid `AtomicU32`, of value 0.
+    /// unsafe impl Zeroable for Counter {}
+    ///
+    /// let counters = PerCpu::<Counter>::new()?;
+    /// counters.get().0.fetch_add(1, Relaxed);
     /// let total: u32 = possible_cpus()
     ///     .filter_map(|cpu| counters.get_cpu(cpu))
-    ///     .map(|c| c.load(Relaxed))
+    ///     .map(|c| c.0.load(Relaxed))
     ///     .sum();
     /// assert_eq!(total, 1);
     /// # Ok::<(), Error>(())

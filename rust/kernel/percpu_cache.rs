@@ -343,6 +343,9 @@ impl<T: Cacheable> Slot<T> {
 ///     data: u64,
 /// }
 ///
+/// // SAFETY: A node is plain memory that any thread may own and free.
+/// unsafe impl Send for Node {}
+///
 /// // SAFETY: `next` is only used by the cache; `release` frees the box in any context.
 /// unsafe impl Cacheable for Node {
 ///     const MAX: u32 = 4;
@@ -371,24 +374,31 @@ impl<T: Cacheable> Slot<T> {
 /// }
 ///
 /// let cache = PerCpuCache::<Node>::new()?;
-/// let a = node(1)?;
+/// let (a, b) = (node(1)?, node(2)?);
 /// let a_ptr = a.into_raw();
+///
+/// // Stay on this CPU for the rest of the example (preemption off), so that its lists are the ones
+/// // `put` fills and `alloc` takes from.
+/// let pin = kernel::percpu::PerCpu::<u8>::new()?;
+/// let pinned = pin.get();
+///
 /// // SAFETY: Ownership goes back to an `Owned`.
 /// cache.put(unsafe { Owned::from_raw(a_ptr) });
-/// cache.put(node(2)?);
+/// cache.put(b);
 ///
 /// // LIFO: the node put last comes out first.
-/// let b = cache.alloc().expect("cached");
-/// let b_ptr = b.into_raw();
-/// // SAFETY: `b_ptr` is the node we own.
-/// assert_eq!(unsafe { b_ptr.as_ref().data }, 2);
-/// // SAFETY: Ownership goes back to an `Owned`, freed at the end of the statement.
-/// drop(unsafe { Owned::from_raw(b_ptr) });
+/// let b = cache.alloc().expect("cached").into_raw();
+/// // SAFETY: `b` is a node we own.
+/// assert_eq!(unsafe { b.as_ref().data }, 2);
+/// // SAFETY: Ownership goes back to an `Owned`, which frees the node.
+/// drop(unsafe { Owned::from_raw(b) });
 /// assert_eq!(cache.alloc().map(Owned::into_raw), Some(a_ptr));
-/// // SAFETY: `a_ptr` is ours again.
-/// drop(unsafe { Owned::from_raw(a_ptr) });
 /// assert!(cache.alloc().is_none());
-/// assert_eq!(cache.destroy(), 0);
+/// drop(pinned);
+///
+/// // SAFETY: `a_ptr` is ours again; the cache keeps it.
+/// cache.put(unsafe { Owned::from_raw(a_ptr) });
+/// assert_eq!(cache.destroy(), 1);
 /// # Ok::<(), Error>(())
 /// ```
 ///

@@ -14,9 +14,13 @@ for i in $(seq 50); do [ -b /dev/nvme0n1 ] && break; sleep 0.2; done
 for dev in wl nvme0n1; do
 	for shape in "128 32" "1 1"; do
 		set -- $shape
+		h0=$(cache_stat $DIO_BIOSET all alloc_hit)
+		m0=$(cache_stat $DIO_BIOSET all alloc_miss)
 		out=$(uring-io -d /dev/$dev -o read -p -F -X -b 512 -q $1 -c $2 -r 1G -t "$secs") ||
 			{ echo "$out"; fail "workload on $dev failed"; }
 		echo "$out"
-		echo "RESULT dev=$dev qd=$1 batch=$2 ios=$(field ios "$out") ns=$(field ns "$out") iops=$(field iops "$out")"
+		hits=$(($(cache_stat $DIO_BIOSET all alloc_hit) - h0))
+		misses=$(($(cache_stat $DIO_BIOSET all alloc_miss) - m0))
+		echo "RESULT dev=$dev qd=$1 batch=$2 ios=$(field ios "$out") ns=$(field ns "$out") iops=$(field iops "$out") hits=$hits misses=$misses"
 	done
 done
