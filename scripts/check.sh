@@ -4,9 +4,9 @@
 # the summary of `make test` (and `make check`):
 #   - `make series` exports it and `git am` applies it to a pristine tree;
 #   - every exported patch passes checkpatch.pl --strict;
-#   - the Rust code passes rustfmtcheck, CLIPPY=1 and `make rustdoc` without
-#     a warning (in $BUILD/o/check, with the rust variant's config, so the
-#     variants' objects are left alone).
+#   - the Rust code, its examples (doctests) included, passes rustfmtcheck,
+#     CLIPPY=1 and `make rustdoc` without a warning (in $BUILD/o/check, with
+#     the rust variant's config, so the variants' objects are left alone).
 . "$(dirname "$0")/lib.sh"
 
 run=$BUILD/runs/check/style
@@ -38,7 +38,13 @@ o=$BUILD/o/check
 rust_config=$(objdir rust)/.config
 [ -f "$rust_config" ] || die "no rust variant config ($rust_config): make kernel-rust first"
 mkdir -p "$o"
-cmp -s "$rust_config" "$o/.config" || cp "$rust_config" "$o/.config"
+# The rust variant's config, plus the examples of the kernel crate compiled
+# as KUnit doctests, so that clippy sees them. (They do not go into the
+# booted kernels: their symbols, which embed the absolute source path, are
+# too long for kallsyms.)
+cp "$rust_config" "$o/.config.new"
+"$SRC/scripts/config" --file "$o/.config.new" --enable RUST_KERNEL_DOCTESTS
+cmp -s "$o/.config.new" "$o/.config.base" || { cp "$o/.config.new" "$o/.config.base"; cp "$o/.config.new" "$o/.config"; }
 
 # rust_check NAME LOG make-args...: passes if make succeeds without warnings.
 rust_check() {

@@ -16,6 +16,7 @@ for f in "$TOP"/patches/*.files; do
 	while read -r from to; do
 		case "$from" in '' | \#*) continue ;; esac
 		git -C "$SRC" show "$applied:$to" 2>/dev/null | cmp -s - "$TOP/$from" ||
+			git -C "$SRC" show "HEAD:$to" 2>/dev/null | cmp -s - "$TOP/$from" ||
 			die "$from was edited since the series was applied: run make tree first"
 	done < "$f"
 done

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the per-CPU bio cache through the public bio_set API:
+ * bioset_init(BIOSET_PERCPU_CACHE), bio_alloc_bioset(REQ_ALLOC_CACHE),
+ * bio_put(), bioset_exit(), and the statistics of
+ * CONFIG_BIO_ALLOC_CACHE_STATS. They run unchanged on both implementations
+ * (CONFIG_BIO_ALLOC_CACHE_C and CONFIG_BIO_ALLOC_CACHE_RUST), which must
+ * behave the same.
+ *
+ * Each test has a private bio_set. Cache operations run on a chosen CPU in
+ * task context through smp_call_on_cpu(); puts in hard-IRQ context through
+ * a hard irq_work, in softirq context through a pinned timer.
+ */
+#include <kunit/test.h>
+#include <linux/bio.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/irq_work.h>
+#include <linux/mempool.h>
+#include <linux/smp.h>
+#include <linux/timer.h>
+
+#include "blk.h"		/* BIO_INLINE_VECS */
+
+/* The bounds of block/bio.c, which both implementations share. */
+#define CACHE_MAX		256	/* ALLOC_CACHE_MAX */
+#define CACHE_THRESHOLD		16	/* ALLOC_CACHE_THRESHOLD */
+#define MAX_BIOS		(CACHE_MAX + 64)
+
+struct bio_cache_test {
+	struct kunit *test;
+	struct bio_set bs;
+	struct bio *bios[MAX_BIOS];
+	unsigned int nr_bios;
+	unsigned short nr_vecs;
+	bool in_hardirq, in_softirq;
+	struct irq_work irq_work;
+	struct timer_list timer;
+	struct completion timer_done;
+};
+
+static struct bio *bio_cache_test_alloc(struct bio_cache_test *t)
+{
+	return bio_alloc_bioset(NULL, t->nr_vecs, REQ_OP_READ | REQ_ALLOC_CACHE,
+				GFP_KERNEL, &t->bs);
+}
+
+static struct bio_alloc_cache_stats bio_cache_test_stats(struct bio_cache_test *t,
+							  unsigned int cpu)
+{
+	struct bio_alloc_cache_stats st = { };
+
+	KUNIT_EXPECT_TRUE(t->test, bio_alloc_cache_stats(&t->bs, cpu, &st));
+	return st;
+}
+
+/* smp_call_on_cpu() callbacks: task context on the chosen CPU. */
+
+/* Allocates t->nr_bios bios into t->bios. */
+static int bio_cache_test_alloc_all(void *arg)
+{
+	struct bio_cache_test *t = arg;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_bios; i++) {
+		t->bios[i] = bio_cache_test_alloc(t);
+		if (!t->bios[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Puts t->bios in order, from task context. */
+static int bio_cache_test_put_all(void *arg)
+{
+	struct bio_cache_test *t = arg;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_bios; i++)
+		bio_put(t->bios[i]);
+	return 0;
+}
+
+static void bio_cache_test_irq_put(struct irq_work *work)
+{
+	struct bio_cache_test *t = container_of(work, struct bio_cache_test, irq_work);
+
+	t->in_hardirq = in_hardirq();
+	bio_cache_test_put_all(t);
+}
+
+/* Puts t->bios from hard-IRQ context on this CPU. */
+static int bio_cache_test_put_all_hardirq(void *arg)
+{
+	struct bio_cache_test *t = arg;
+
+	t->irq_work = IRQ_WORK_INIT_HARD(bio_cache_test_irq_put);
+	irq_work_queue(&t->irq_work);
+	irq_work_sync(&t->irq_work);
+	return 0;
+}
+
+static void bio_cache_test_timer_put(struct timer_list *timer)
+{
+	struct bio_cache_test *t = container_of(timer, struct bio_cache_test, timer);
+
+	t->in_softirq = in_serving_softirq();
+	bio_cache_test_put_all(t);
+	complete(&t->timer_done);
+}
+
+/* Puts t->bios from softirq context on this CPU. */
+static int bio_cache_test_put_all_softirq(void *arg)
+{
+	struct bio_cache_test *t = arg;
+
+	init_completion(&t->timer_done);
+	timer_setup(&t->timer, bio_cache_test_timer_put, TIMER_PINNED);
+	t->timer.expires = jiffies;
+	add_timer_on(&t->timer, raw_smp_processor_id());
+	wait_for_completion(&t->timer_done);
+	timer_delete_sync(&t->timer);
+	return 0;
+}
+
+/* Allocates and puts back t->nr_bios bios: leaves them cached on this CPU. */
+static int bio_cache_test_fill(void *arg)
+{
+	int ret = bio_cache_test_alloc_all(arg);
+
+	if (!ret)
+		bio_cache_test_put_all(arg);
+	return ret;
+}
+
+static void bio_cache_test_on(struct bio_cache_test *t, unsigned int cpu,
+			      int (*fn)(void *), unsigned int nr_bios)
+{
+	t->nr_bios = nr_bios;
+	KUNIT_ASSERT_EQ(t->test, smp_call_on_cpu(cpu, fn, t, false), 0);
+}
+
+/* LIFO: the bio put last comes back first, set up again by bio_init(). */
+static void bio_cache_test_lifo(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st0, st;
+	struct bio *a, *b;
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 2);
+	a = t->bios[0];
+	b = t->bios[1];
+	/* Leave traces that bio_init() must clear. */
+	a->bi_iter.bi_sector = 1234;
+	a->bi_iter.bi_size = 4096;
+	a->bi_status = BLK_STS_IOERR;
+	a->bi_ioprio = 3;
+	a->bi_private = t;
+	st0 = bio_cache_test_stats(t, 0);
+
+	t->bios[0] = b;
+	t->bios[1] = a;
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, 2);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.put_task - st0.put_task, 2);
+	KUNIT_EXPECT_EQ(test, st.nr, st0.nr + 2);
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 2);
+	KUNIT_EXPECT_PTR_EQ(test, t->bios[0], a);
+	KUNIT_EXPECT_PTR_EQ(test, t->bios[1], b);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.alloc_hit - st0.alloc_hit, 2);
+	KUNIT_EXPECT_EQ(test, st.nr, st0.nr);
+
+	KUNIT_EXPECT_NULL(test, a->bi_next);
+	KUNIT_EXPECT_NULL(test, a->bi_bdev);
+	KUNIT_EXPECT_EQ(test, a->bi_opf, REQ_OP_READ | REQ_ALLOC_CACHE);
+	KUNIT_EXPECT_EQ(test, a->bi_iter.bi_sector, 0);
+	KUNIT_EXPECT_EQ(test, a->bi_iter.bi_size, 0);
+	KUNIT_EXPECT_EQ(test, a->bi_status, BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, a->bi_ioprio, 0);
+	KUNIT_EXPECT_NULL(test, a->bi_private);
+	KUNIT_EXPECT_NULL(test, a->bi_end_io);
+	KUNIT_EXPECT_EQ(test, a->bi_vcnt, 0);
+	KUNIT_EXPECT_EQ(test, a->bi_max_vecs, t->nr_vecs);
+	KUNIT_EXPECT_PTR_EQ(test, a->bi_io_vec, &a->bi_inline_vecs[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->__bi_cnt), 1);
+	KUNIT_EXPECT_PTR_EQ(test, a->bi_pool, &t->bs);
+
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, 2);
+}
+
+/* Puts beyond the bound free the bio; the lists never exceed it. */
+static void bio_cache_test_bound(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st;
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, MAX_BIOS);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, MAX_BIOS);
+	st = bio_cache_test_stats(t, 0);
+	/* A put is refused once the lists hold more than CACHE_MAX bios. */
+	KUNIT_EXPECT_EQ(test, st.nr + st.nr_irq, CACHE_MAX + 1);
+	KUNIT_EXPECT_EQ(test, st.put_task, CACHE_MAX + 1);
+	KUNIT_EXPECT_EQ(test, st.free_full, MAX_BIOS - (CACHE_MAX + 1));
+}
+
+/* Hard-IRQ puts go on the IRQ list, softirq puts free the bio. */
+static void bio_cache_test_contexts(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st;
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 8);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all_hardirq, 8);
+	KUNIT_EXPECT_TRUE(test, t->in_hardirq);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.put_irq, 8);
+	KUNIT_EXPECT_EQ(test, st.nr_irq, 8);
+	KUNIT_EXPECT_EQ(test, st.nr, 0);
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 5);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all_softirq, 5);
+	KUNIT_EXPECT_TRUE(test, t->in_softirq);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.free_other, 5);
+	KUNIT_EXPECT_EQ(test, st.put_irq, 8);
+	KUNIT_EXPECT_EQ(test, st.put_task, 0);
+	KUNIT_EXPECT_EQ(test, st.nr, 0);
+}
+
+/*
+ * An allocation that finds the task list empty takes the IRQ list once it
+ * holds CACHE_THRESHOLD bios. Below that it must fall back to the mempool
+ * (the C cache once dereferenced an empty list there, in 2022).
+ */
+static void bio_cache_test_splice(struct kunit *test, unsigned int nr_irq)
+{
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st;
+	struct bio *last;
+	bool spliced = nr_irq >= CACHE_THRESHOLD;
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, nr_irq);
+	last = t->bios[nr_irq - 1];
+	bio_cache_test_on(t, 0, bio_cache_test_put_all_hardirq, nr_irq);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_ASSERT_EQ(test, st.nr, 0);
+	KUNIT_ASSERT_EQ(test, st.nr_irq, nr_irq);
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 1);
+	KUNIT_ASSERT_NOT_NULL(test, t->bios[0]);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.splices, spliced ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, st.alloc_hit, spliced ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, st.nr_irq, spliced ? 0 : nr_irq);
+	KUNIT_EXPECT_EQ(test, st.nr, spliced ? nr_irq - 1 : 0);
+	if (spliced)
+		KUNIT_EXPECT_PTR_EQ(test, t->bios[0], last);
+	else
+		KUNIT_EXPECT_PTR_NE(test, t->bios[0], last);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, 1);
+}
+
+static void bio_cache_test_splice_below(struct kunit *test)
+{
+	bio_cache_test_splice(test, CACHE_THRESHOLD - 1);
+}
+
+static void bio_cache_test_splice_at(struct kunit *test)
+{
+	bio_cache_test_splice(test, CACHE_THRESHOLD);
+}
+
+static void bio_cache_test_splice_above(struct kunit *test)
+{
+	bio_cache_test_splice(test, CACHE_THRESHOLD + 4);
+}
+
+/* Bios with more vecs than fit inline, and a mempool in use, bypass it. */
+static void bio_cache_test_bypass(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st;
+	void *reserved;
+
+	t->nr_vecs = BIO_INLINE_VECS + 1;
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 4);
+	KUNIT_EXPECT_FALSE(test, t->bios[0]->bi_opf & REQ_ALLOC_CACHE);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, 4);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.alloc_hit + st.alloc_miss, 0);
+	KUNIT_EXPECT_EQ(test, st.put_task + st.free_full + st.free_other, 0);
+
+	/* Take an element of the reserve: the mempool is not saturated. */
+	t->nr_vecs = 1;
+	reserved = mempool_alloc_preallocated(&t->bs.bio_pool);
+	KUNIT_ASSERT_NOT_NULL(test, reserved);
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 4);
+	KUNIT_EXPECT_FALSE(test, t->bios[0]->bi_opf & REQ_ALLOC_CACHE);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, 4);
+	mempool_free(reserved, &t->bs.bio_pool);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.alloc_miss, 4);
+	KUNIT_EXPECT_EQ(test, st.put_task, 0);
+	KUNIT_EXPECT_EQ(test, st.nr, 0);
+}
+
+/* Teardown frees the bios cached on every CPU; a second one is harmless. */
+static void bio_cache_test_teardown(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st;
+	unsigned long cached = 0;
+	u64 drained;
+	unsigned int cpu, n = 0;
+
+	for_each_online_cpu(cpu)
+		bio_cache_test_on(t, cpu, bio_cache_test_fill, 3 + 2 * n++);
+	for_each_possible_cpu(cpu) {
+		st = bio_cache_test_stats(t, cpu);
+		cached += st.nr + st.nr_irq;
+	}
+	KUNIT_EXPECT_GT(test, cached, 0);
+
+	drained = bio_alloc_cache_teardown_drained();
+	bioset_exit(&t->bs);
+	KUNIT_EXPECT_EQ(test, bio_alloc_cache_teardown_drained() - drained, cached);
+	KUNIT_EXPECT_NULL(test, t->bs.cache);
+	bioset_exit(&t->bs);
+	KUNIT_EXPECT_EQ(test, bio_alloc_cache_teardown_drained() - drained, cached);
+}
+
+/*
+ * remove_cpu() or add_cpu(), retried while CPU hotplug is disabled for a
+ * moment (-EBUSY), as it can be while the kernel still boots.
+ */
+static int bio_cache_test_hotplug(int (*fn)(unsigned int cpu), unsigned int cpu)
+{
+	int tries, ret;
+
+	for (tries = 0; tries < 100; tries++) {
+		ret = fn(cpu);
+		if (ret != -EBUSY)
+			break;
+		msleep(20);
+	}
+	return ret;
+}
+
+/* The CPU-dead callback drains the dead CPU's lists, and only them. */
+static void bio_cache_test_cpu_dead(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st0, st1, st;
+	unsigned int cpu = 1;
+
+	if (num_online_cpus() < 2 || !cpu_online(cpu))
+		kunit_skip(test, "needs CPUs 0 and 1 online");
+
+	bio_cache_test_on(t, 0, bio_cache_test_fill, 5);
+	bio_cache_test_on(t, cpu, bio_cache_test_fill, 7);
+	bio_cache_test_on(t, cpu, bio_cache_test_alloc_all, 3);
+	bio_cache_test_on(t, cpu, bio_cache_test_put_all_hardirq, 3);
+	st0 = bio_cache_test_stats(t, 0);
+	st1 = bio_cache_test_stats(t, cpu);
+	KUNIT_ASSERT_EQ(test, st1.nr + st1.nr_irq, 7);
+	KUNIT_ASSERT_GT(test, st1.nr_irq, 0);
+
+	KUNIT_ASSERT_EQ(test, bio_cache_test_hotplug(remove_cpu, cpu), 0);
+	st = bio_cache_test_stats(t, cpu);
+	KUNIT_EXPECT_EQ(test, st.nr, 0);
+	KUNIT_EXPECT_EQ(test, st.nr_irq, 0);
+	KUNIT_EXPECT_EQ(test, st.drain_hotplug - st1.drain_hotplug, 7);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.nr, st0.nr);
+	KUNIT_EXPECT_EQ(test, st.drain_hotplug, st0.drain_hotplug);
+	KUNIT_ASSERT_EQ(test, bio_cache_test_hotplug(add_cpu, cpu), 0);
+}
+
+static int bio_cache_test_init(struct kunit *test)
+{
+	struct bio_cache_test *t;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->test = test;
+	t->nr_vecs = 1;
+	KUNIT_ASSERT_EQ(test, bioset_init(&t->bs, BIO_POOL_SIZE, 0,
+					  BIOSET_NEED_BVECS | BIOSET_PERCPU_CACHE), 0);
+	test->priv = t;
+	if (!t->bs.cache)
+		kunit_skip(test, "the per-CPU bio cache is off (bio_alloc_cache=off)");
+	return 0;
+}
+
+static void bio_cache_test_exit(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+
+	if (t)
+		bioset_exit(&t->bs);
+}
+
+static struct kunit_case bio_cache_test_cases[] = {
+	KUNIT_CASE(bio_cache_test_lifo),
+	KUNIT_CASE(bio_cache_test_bound),
+	KUNIT_CASE(bio_cache_test_contexts),
+	KUNIT_CASE(bio_cache_test_splice_below),
+	KUNIT_CASE(bio_cache_test_splice_at),
+	KUNIT_CASE(bio_cache_test_splice_above),
+	KUNIT_CASE(bio_cache_test_bypass),
+	KUNIT_CASE(bio_cache_test_teardown),
+	KUNIT_CASE(bio_cache_test_cpu_dead),
+	{}
+};
+
+static struct kunit_suite bio_cache_test_suite = {
+	.name = "bio_alloc_cache",
+	.init = bio_cache_test_init,
+	.exit = bio_cache_test_exit,
+	.test_cases = bio_cache_test_cases,
+};
+kunit_test_suite(bio_cache_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the per-CPU bio cache");
+MODULE_LICENSE("GPL");
