@@ -45,8 +45,8 @@ static struct bio *bio_cache_test_alloc(struct bio_cache_test *t)
 				GFP_KERNEL, &t->bs);
 }
 
-static struct bio_alloc_cache_stats bio_cache_test_stats(struct bio_cache_test *t,
-							  unsigned int cpu)
+static struct bio_alloc_cache_stats
+bio_cache_test_stats(struct bio_cache_test *t, unsigned int cpu)
 {
 	struct bio_alloc_cache_stats st = { };
 
@@ -421,6 +421,7 @@ static struct kunit_suite bio_cache_test_suite = {
 	.exit = bio_cache_test_exit,
 	.test_cases = bio_cache_test_cases,
 };
+
 kunit_test_suite(bio_cache_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the per-CPU bio cache");
