@@ -23,8 +23,8 @@ export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP
 
 S := $(CURDIR)/scripts
 
-.PHONY: all test check series deps tree kernels initramfs workload shell \
-	reset-tree clean distclean help $(addprefix kernel-,c rust)
+.PHONY: all test check series bench codegen deps tree kernels initramfs workload shell \
+	reset-tree clean distclean help $(addprefix kernel-,c rust c-bench rust-bench)
 
 all: deps tree kernels initramfs
 	@$(S)/workload.sh $(VARIANTS)
@@ -41,6 +41,17 @@ check: deps tree kernel-rust
 # $(BUILD)/series, checked with git am on a pristine tree.
 series: tree
 	@$(S)/series.sh
+
+# Guest instructions per IO and per bio alloc + put pair, C against Rust
+# against no cache, under QEMU -icount: a table, $(BUILD)/bench.json and
+# $(BUILD)/bench.svg. Reports only; it fails only if a run fails.
+bench: deps tree
+	@$(S)/bench.sh
+
+# The machine code of each path of both caches, side by side, and
+# bloat-o-meter: $(BUILD)/codegen/ and $(BUILD)/codegen.md.
+codegen: deps tree
+	@$(S)/codegen.sh
 
 deps:
 	@$(S)/deps.sh
@@ -85,6 +96,8 @@ help:
 	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh)'
 	@echo 'make check         checkpatch, rustfmt, clippy, rustdoc, git am of the series'
 	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
+	@echo 'make bench         guest instructions per IO and per alloc+put, C vs Rust vs off'
+	@echo 'make codegen       the machine code of both caches, path by path, and bloat-o-meter'
 	@echo 'make shell         interactive guest (VARIANT=rust|c)'
 	@echo 'make kernel-c|kernel-rust|kernels|initramfs|tree|deps'
 	@echo 'make reset-tree    discard edits in $(SRC), re-apply patches/series'

@@ -16,7 +16,9 @@ CONFIGS=$TOP/scripts/configs
 # Fragments per variant, merged in this order.
 case "$variant" in
 c | rust) fragments=(base.config "$variant.config" test.config) ;;
-*) die "unknown variant '$variant' (known: c rust)" ;;
+# For make bench and make codegen: no statistics, no tests.
+c-bench | rust-bench) fragments=(base.config "${variant%-bench}.config" bench.config) ;;
+*) die "unknown variant '$variant' (known: c rust c-bench rust-bench)" ;;
 esac
 
 o=$(objdir "$variant")

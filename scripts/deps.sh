@@ -13,6 +13,8 @@ PKGS=(
 	rustc-web rust-web-src rustfmt-web rust-web-clippy bindgen
 	# guest and workload
 	qemu-system-x86 busybox-static fio liburing-dev
+	# make bench's chart
+	gnuplot-nox
 )
 
 missing=()

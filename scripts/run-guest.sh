@@ -11,7 +11,8 @@
 #     -q ARGS      extra QEMU arguments
 #
 # Environment: ACCEL=tcg|kvm|auto (default tcg), SMP (default 2), MEM
-# (default 2G), V=1 to show the whole console.
+# (default 2G), NVME=file|null (the NVMe's backing store, default a file),
+# V=1 to show the whole console.
 #
 # Results: RUN/console.log (the console, teed), RUN/results.ktap (KTAP from
 # the guest's second serial port) and RUN/host.ktap (what the host checked:
@@ -64,11 +65,18 @@ cmdline+=" biotest.variant=$variant"
 [ -n "$tests" ] && cmdline+=" biotest.tests=$tests"
 [ -n "$append" ] && cmdline+=" $append"
 
+# NVME=null: QEMU's null-co backend, which completes every IO at once in the
+# vCPU thread (reads return zeroes, writes are dropped): the guest's
+# instruction count then no longer depends on the host's IO latency.
+if [ "${NVME:-file}" = null ]; then
+	nvme_drive=(-blockdev "driver=null-co,node-name=nvm,size=$((64 << 20)),read-zeroes=on")
+else
+	nvme_drive=(-drive "file=$nvme_img,if=none,id=nvm,format=raw")
+fi
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${MEM:-2G}" -smp "${SMP:-2}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-display none -no-reboot -monitor none
-	-drive "file=$nvme_img,if=none,id=nvm,format=raw"
-	-device "nvme,serial=biocache0,drive=nvm")
+	"${nvme_drive[@]}" -device "nvme,serial=biocache0,drive=nvm")
 # shellcheck disable=SC2206
 qemu+=($qemu_extra)
 
