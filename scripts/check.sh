@@ -63,15 +63,7 @@ rm -f "$o"/rust/*.o
 rust_check "CLIPPY=1" clippy.log -j"$JOBS" CLIPPY=1 rust/
 rust_check "rustdoc" rustdoc.log -j"$JOBS" rustdoc
 
-{
-	echo "KTAP version 1"
-	echo "1..${#results[@]}"
-	i=0
-	for r in "${results[@]}"; do
-		i=$((i + 1))
-		if [ -z "${r#*|}" ]; then echo "ok $i ${r%%|*}"; else echo "not ok $i ${r%%|*} # ${r#*|}"; fi
-	done
-} > "$run/host.ktap"
+write_ktap "$run/host.ktap" "${results[@]}"
 failed=$(grep -c '^not ok' "$run/host.ktap" || true)
 grep '^not ok' "$run/host.ktap" | sed 's/^/    /' >&2 || true
 info "checks: ${#results[@]} run, $failed failed"

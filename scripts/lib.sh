@@ -72,3 +72,18 @@ run_logged() {
 	fi
 	info "$what done in $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s (log: $log)"
 }
+
+# write_ktap FILE "name|failure"...: a KTAP document with one result per
+# argument, "ok" where the failure text after "|" is empty.
+write_ktap() {
+	local file=$1 i=0 r
+	shift
+	{
+		echo "KTAP version 1"
+		echo "1..$#"
+		for r in "$@"; do
+			i=$((i + 1))
+			if [ -z "${r#*|}" ]; then echo "ok $i ${r%%|*}"; else echo "not ok $i ${r%%|*} # ${r#*|}"; fi
+		done
+	} > "$file"
+}

@@ -131,15 +131,7 @@ if [ -n "$tests" ]; then
 	check "$variant/$name: all results reported" "${missing:+no result for:$missing}"
 fi
 
-{
-	echo "KTAP version 1"
-	echo "1..${#checks[@]}"
-	i=0
-	for c in "${checks[@]}"; do
-		i=$((i + 1))
-		if [ -z "${c#*|}" ]; then echo "ok $i ${c%%|*}"; else echo "not ok $i ${c%%|*} # ${c#*|}"; fi
-	done
-} > "$run/host.ktap"
+write_ktap "$run/host.ktap" "${checks[@]}"
 
 failed=$(cat "$run/host.ktap" "$run/results.ktap" 2>/dev/null | grep -c '^not ok' || true)
 grep '^not ok' "$run/host.ktap" | sed 's/^/    /' >&2 || true
