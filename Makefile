@@ -17,20 +17,31 @@ BUILD ?= $(CURDIR)/build
 SRC ?= $(BUILD)/linux
 VARIANTS ?= c rust
 VARIANT ?= rust
+# make test adds the debug variant: the Rust cache under KASAN, lockdep,
+# kmemleak and slab debugging.
+TEST_VARIANTS ?= $(VARIANTS) rust-debug
+# CPU offline/online cycles of make soak.
+CYCLES ?= 10000
 JOBS ?= $(shell echo $$(($$(nproc) + 1)))
 
 export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP
 
 S := $(CURDIR)/scripts
 
-.PHONY: all test check series bench codegen deps tree kernels initramfs workload shell \
-	reset-tree clean distclean help $(addprefix kernel-,c rust c-bench rust-bench)
+.PHONY: all test soak check series bench codegen deps tree kernels initramfs workload shell \
+	reset-tree clean distclean help $(addprefix kernel-,c rust rust-debug c-bench rust-bench)
 
 all: deps tree kernels initramfs
 	@$(S)/workload.sh $(VARIANTS)
 
-test: deps tree kernels initramfs
-	@$(S)/test.sh $(VARIANTS)
+test: deps tree initramfs
+	@for v in $(TEST_VARIANTS); do $(S)/build-kernel.sh $$v || exit 1; done
+	@$(S)/test.sh $(TEST_VARIANTS)
+
+# The stress test alone, CYCLES hotplug cycles long (make soak VARIANT=c).
+soak: deps tree kernel-$(VARIANT) initramfs
+	@T=stress GUEST_ARGS=biotest.stress_cycles=$(CYCLES) \
+		TIMEOUT_SCALE=$$(($(CYCLES) / 200 + 1)) $(S)/test.sh $(VARIANT)
 
 # checkpatch --strict, rustfmt, clippy, rustdoc and git am of the series
 # (part of `make test`).
@@ -92,14 +103,15 @@ distclean:
 
 help:
 	@echo 'make               build c and rust, boot them, run the polled-IO workload'
-	@echo 'make test          the whole suite on c and rust; last line "N passed, N failed"'
-	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh)'
+	@echo 'make test          the whole suite on c, rust and rust-debug; last line "N passed, N failed"'
+	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh); TEST_VARIANTS="c rust rust-debug"'
+	@echo 'make soak          the stress test with CYCLES=$(CYCLES) CPU hotplug cycles (VARIANT=rust|c|rust-debug)'
 	@echo 'make check         checkpatch, rustfmt, clippy, rustdoc, git am of the series'
 	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
 	@echo 'make bench         guest instructions per IO and per alloc+put, C vs Rust vs off'
 	@echo 'make codegen       the machine code of both caches, path by path, and bloat-o-meter'
 	@echo 'make shell         interactive guest (VARIANT=rust|c)'
-	@echo 'make kernel-c|kernel-rust|kernels|initramfs|tree|deps'
+	@echo 'make kernel-c|kernel-rust|kernel-rust-debug|kernels|initramfs|tree|deps'
 	@echo 'make reset-tree    discard edits in $(SRC), re-apply patches/series'
 	@echo 'make clean|distclean'
 	@echo 'Variables: BUILD=$(BUILD) VARIANTS="$(VARIANTS)" JOBS=$(JOBS) V=1 (whole console)'

@@ -18,7 +18,9 @@ case "$variant" in
 c | rust) fragments=(base.config "$variant.config" test.config) ;;
 # For make bench and make codegen: no statistics, no tests.
 c-bench | rust-bench) fragments=(base.config "${variant%-bench}.config" bench.config) ;;
-*) die "unknown variant '$variant' (known: c rust c-bench rust-bench)" ;;
+# The whole suite again under KASAN, lockdep, kmemleak and slab debugging.
+rust-debug) fragments=(base.config rust.config test.config debug.config) ;;
+*) die "unknown variant '$variant' (known: c rust rust-debug c-bench rust-bench)" ;;
 esac
 
 o=$(objdir "$variant")

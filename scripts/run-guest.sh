@@ -124,8 +124,10 @@ else
 fi
 
 if [ -n "$tests" ]; then
-	missing=""
-	for t in ${tests//,/ } taint; do
+	missing="" expect="${tests//,/ } taint"
+	# /init scans for leaks on kernels that can.
+	grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$(objdir "$variant")/.config" && expect+=" kmemleak"
+	for t in $expect; do
 		grep -qE "^(not )?ok [0-9]+ $t( |$)" "$run/results.ktap" 2>/dev/null || missing+=" $t"
 	done
 	check "$variant/$name: all results reported" "${missing:+no result for:$missing}"

@@ -5,7 +5,9 @@
 #   scripts/test.sh [VARIANT...]      (default: $VARIANTS, else "c rust")
 #
 # T=name[,name...] runs only those tests (and skips the style checks of
-# scripts/check.sh, as does CHECKS=0). The tests of one boot profile
+# scripts/check.sh, as does CHECKS=0). GUEST_ARGS adds to every boot's
+# kernel command line (e.g. biotest.stress_cycles=10000); TIMEOUT_SCALE
+# multiplies every test's timeout (default 1, and 4 on the debug variant). The tests of one boot profile
 # (tests/boots) share one boot; every boot's results, with the host's own
 # checks and any KUnit results on the console, go to scripts/ktap-summary.py,
 # which prints "N passed, N failed" last.
@@ -34,18 +36,21 @@ profiles=$(sed -e 's/#.*//' "$TOP/tests/boots" | awk 'NF { print $1 }')
 
 runs=()
 for v in "${variants[@]}"; do
+	scale=${TIMEOUT_SCALE:-1}
+	case $v in *-debug) scale=$((scale * 4)) ;; esac
 	for p in $profiles; do
-		list="" budget=60
+		list="" budget=$((60 * scale))
 		for t in "${tests[@]}"; do
 			prof=$(header "$TESTS/$t.sh" boot)
 			[ "${prof:-default}" = "$p" ] || continue
 			list+=${list:+,}$t
 			to=$(header "$TESTS/$t.sh" timeout)
-			budget=$((budget + ${to:-$DEFAULT_TIMEOUT}))
+			budget=$((budget + ${to:-$DEFAULT_TIMEOUT} * scale))
 		done
 		[ -n "$list" ] || continue
 		args=$(sed -e 's/#.*//' "$TOP/tests/boots" | awk -v p="$p" '$1 == p { $1 = ""; print }')
-		"$TOP/scripts/run-guest.sh" -n "$p" -t "$list" -a "biotest.timeout=$DEFAULT_TIMEOUT $args" \
+		"$TOP/scripts/run-guest.sh" -n "$p" -t "$list" \
+			-a "biotest.timeout=$DEFAULT_TIMEOUT biotest.timeout_scale=$scale $args ${GUEST_ARGS:-}" \
 			-T "$budget" "$v" || true
 		runs+=("$BUILD/runs/$v/$p")
 	done

@@ -15,6 +15,7 @@
 #include <linux/bio.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/device/driver.h>
 #include <linux/irq_work.h>
 #include <linux/mempool.h>
 #include <linux/smp.h>
@@ -332,13 +333,17 @@ static void bio_cache_test_teardown(struct kunit *test)
 }
 
 /*
- * remove_cpu() or add_cpu(), retried while CPU hotplug is disabled for a
- * moment (-EBUSY), as it can be while the kernel still boots.
+ * remove_cpu() or add_cpu(), once the devices probed at boot are done:
+ * pci_call_probe() disables CPU hotplug while a PCI driver probes, and an
+ * asynchronous probe (NVMe) may still run when KUnit does, for long on a
+ * slow (debug, emulated) kernel. Then retried while CPU hotplug is
+ * disabled for a moment (-EBUSY).
  */
 static int bio_cache_test_hotplug(int (*fn)(unsigned int cpu), unsigned int cpu)
 {
 	int tries, ret;
 
+	wait_for_device_probe();
 	for (tries = 0; tries < 100; tries++) {
 		ret = fn(cpu);
 		if (ret != -EBUSY)

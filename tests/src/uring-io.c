@@ -7,9 +7,19 @@
  *           remains.  The pattern depends on the seed and on the byte offset,
  *           so a stale or misplaced block is caught.
  *   read:   random reads of one block size (the workload of the bench).
+ *   edge:   single IOs at and across the end of the device, each of which
+ *           must get the answer the block layer defines: short reads and
+ *           writes across the end, 0 for a read at or past it, -ENOSPC for a
+ *           write at it.
+ *
+ * -O OFFSET moves the region to start at OFFSET, so that several instances
+ * can verify disjoint parts of one device.
  *
  * Errors: with -e ERRNO every IO must fail with exactly -ERRNO (used for
- * bad input); otherwise any failed IO is an error.  The exit code is 0 only
+ * bad input); with -E ERRNO an IO may fail with -ERRNO (used for fault
+ * injection): a failed read is counted and not verified, a failed write is
+ * written again with pwrite() until it succeeds, so that the region stays
+ * verifiable.  Any other failed IO is an error.  The exit code is 0 only
  * if everything was as expected.  The last line printed is a summary of
  * key=value pairs that the guest scripts parse.
  */
@@ -36,10 +46,10 @@ struct opts {
 	const char *dev;
 	const char *op;
 	unsigned int min_bs, max_bs, qd, batch;
-	uint64_t region, seed, count;
+	uint64_t start, region, seed, count;
 	unsigned int seconds;
 	bool poll, fixed_file, fixed_bufs;
-	int expect_errno;
+	int expect_errno, allow_errno;
 	unsigned int buf_misalign, off_misalign;
 };
 
@@ -108,9 +118,10 @@ static bool check(const uint64_t *p, uint64_t off, unsigned int len, uint64_t se
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: uring-io -d DEV [-o verify|read] [-b MINBS] [-B MAXBS] [-q QD]\n"
-		"                [-c BATCH] [-r REGION] [-n COUNT] [-t SECONDS] [-s SEED]\n"
-		"                [-p] [-F] [-X] [-e ERRNO] [-a BUFMISALIGN] [-A OFFMISALIGN]\n");
+		"usage: uring-io -d DEV [-o verify|read|edge] [-b MINBS] [-B MAXBS] [-q QD]\n"
+		"                [-c BATCH] [-O OFFSET] [-r REGION] [-n COUNT] [-t SECONDS]\n"
+		"                [-s SEED] [-p] [-F] [-X] [-e ERRNO | -E ERRNO]\n"
+		"                [-a BUFMISALIGN] [-A OFFMISALIGN]\n");
 	exit(2);
 }
 
@@ -134,7 +145,7 @@ static void parse(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "d:o:b:B:q:c:r:n:t:s:pFXe:a:A:")) != -1) {
+	while ((c = getopt(argc, argv, "d:o:b:B:q:c:O:r:n:t:s:pFXe:E:a:A:")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'o': o.op = optarg; break;
@@ -142,6 +153,7 @@ static void parse(int argc, char **argv)
 		case 'B': o.max_bs = num(optarg); break;
 		case 'q': o.qd = num(optarg); break;
 		case 'c': o.batch = num(optarg); break;
+		case 'O': o.start = num(optarg); break;
 		case 'r': o.region = num(optarg); break;
 		case 'n': o.count = num(optarg); break;
 		case 't': o.seconds = num(optarg); break;
@@ -150,6 +162,7 @@ static void parse(int argc, char **argv)
 		case 'F': o.fixed_file = true; break;
 		case 'X': o.fixed_bufs = true; break;
 		case 'e': o.expect_errno = num(optarg); break;
+		case 'E': o.allow_errno = num(optarg); break;
 		case 'a': o.buf_misalign = num(optarg); break;
 		case 'A': o.off_misalign = num(optarg); break;
 		default: usage();
@@ -157,12 +170,33 @@ static void parse(int argc, char **argv)
 	}
 	if (!o.dev || !o.qd || o.qd > MAX_QD || !o.batch || o.batch > o.qd ||
 	    o.min_bs < 512 || o.max_bs < o.min_bs || (o.min_bs & (o.min_bs - 1)) ||
-	    (o.max_bs & (o.max_bs - 1)) || o.buf_misalign >= 4096)
+	    (o.max_bs & (o.max_bs - 1)) || o.buf_misalign >= 4096 ||
+	    (o.expect_errno && o.allow_errno) || o.start % 512)
 		usage();
-	if (strcmp(o.op, "verify") && strcmp(o.op, "read"))
+	if (strcmp(o.op, "verify") && strcmp(o.op, "read") && strcmp(o.op, "edge"))
 		usage();
 	for (unsigned int bs = o.min_bs; bs <= o.max_bs && nr_sizes < MAX_SIZES; bs *= 2)
 		sizes[nr_sizes++] = bs;
+}
+
+/*
+ * Write @s again, synchronously, until it succeeds or fails other than with
+ * the allowed errno; the buffer still holds what the failed write carried.
+ */
+static int rewrite(struct slot *s)
+{
+	for (;;) {
+		ssize_t ret = pwrite(fd, s->buf, s->len, s->off);
+
+		if (ret == s->len)
+			return 0;
+		if (ret >= 0 || errno != o.allow_errno) {
+			fprintf(stderr, "uring-io: rewrite at %" PRIu64 " len %u: %s\n",
+				s->off, s->len, ret < 0 ? strerror(errno) : "short write");
+			return -1;
+		}
+		nr_expected_errors++;
+	}
 }
 
 /* Account one completion; returns its slot. */
@@ -175,6 +209,10 @@ static struct slot *complete(struct io_uring_cqe *cqe, bool is_read, uint64_t se
 	if (cqe->res < 0) {
 		if (o.expect_errno && cqe->res == -o.expect_errno) {
 			nr_expected_errors++;
+		} else if (o.allow_errno && cqe->res == -o.allow_errno) {
+			nr_expected_errors++;
+			if (!is_read && rewrite(s))
+				nr_errors++;
 		} else {
 			nr_errors++;
 			fprintf(stderr, "uring-io: %s at %" PRIu64 " len %u: %s\n",
@@ -274,10 +312,10 @@ static int pass(bool is_read, uint64_t seed, unsigned int first)
 
 			if (off + len > o.region)
 				len = o.region - off;
-			slots[i].off = off;
+			slots[i].off = o.start + off;
 			slots[i].len = len;
 			if (!is_read)
-				fill(slots[i].buf, off, len, seed);
+				fill(slots[i].buf, slots[i].off, len, seed);
 			prep(io_uring_get_sqe(&ring), i, is_read);
 			off += len;
 			inflight++;
@@ -324,7 +362,7 @@ static int random_reads(uint64_t deadline)
 			/* buffers are shared round-robin: the data is not looked at */
 			int i = (inflight + n) % o.qd;
 
-			slots[i].off = (rnd() % blocks) * o.min_bs;
+			slots[i].off = o.start + (rnd() % blocks) * o.min_bs;
 			slots[i].len = o.min_bs;
 			prep(io_uring_get_sqe(&ring), i, true);
 			n++;
@@ -350,6 +388,66 @@ static int random_reads(uint64_t deadline)
 	}
 }
 
+/* One IO of @len at @off, alone in the ring; returns its result. */
+static int one(bool is_read, uint64_t off, unsigned int len)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	slots[0].off = off;
+	slots[0].len = len;
+	if (!is_read)
+		memset(slots[0].buf, 0xa5, len);
+	prep(io_uring_get_sqe(&ring), 0, is_read);
+	ret = io_uring_submit(&ring);
+	if (ret < 0)
+		return ret;
+	do
+		ret = io_uring_wait_cqe(&ring, &cqe);
+	while (ret == -EINTR);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(&ring, cqe);
+	slots[0].busy = false;
+	return ret;
+}
+
+/* IO at and across the end of the device: see the top of this file. */
+static int edge(uint64_t devsize)
+{
+	const struct {
+		bool is_read;
+		uint64_t off;
+		int want;
+	} cases[] = {
+		{ true, devsize - o.min_bs, o.min_bs },	/* short read */
+		{ true, devsize, 0 },			/* read at the end */
+		{ true, devsize + o.max_bs, 0 },	/* read past it */
+		{ false, devsize - o.min_bs, o.min_bs },/* short write */
+		{ false, devsize, -ENOSPC },		/* write at the end */
+	};
+
+	if (o.max_bs <= o.min_bs) {
+		fprintf(stderr, "uring-io: edge needs -B above -b\n");
+		return -1;
+	}
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = one(cases[i].is_read, cases[i].off, o.max_bs);
+
+		nr_ios++;
+		if (got != cases[i].want) {
+			nr_errors++;
+			fprintf(stderr, "uring-io: %s of %u at %" PRIu64 " (device size %" PRIu64
+				") returned %d, expected %d\n", cases[i].is_read ? "read" : "write",
+				o.max_bs, cases[i].off, devsize, got, cases[i].want);
+		} else if (got > 0) {
+			nr_bytes += got;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct io_uring_params p = { 0 };
@@ -368,8 +466,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uring-io: BLKGETSIZE64 %s: %s\n", o.dev, strerror(errno));
 		return 1;
 	}
-	if (o.region > devsize)
-		o.region = devsize;
+	if (o.start >= devsize) {
+		fprintf(stderr, "uring-io: -O %" PRIu64 " is beyond the end of %s\n", o.start, o.dev);
+		return 1;
+	}
+	if (o.region > devsize - o.start)
+		o.region = devsize - o.start;
 
 	if (o.poll)
 		p.flags |= IORING_SETUP_IOPOLL;
@@ -398,7 +500,9 @@ int main(int argc, char **argv)
 
 	start = now_ns();
 	deadline = start + o.seconds * 1000000000ull;
-	if (!strcmp(o.op, "read")) {
+	if (!strcmp(o.op, "edge")) {
+		ret = edge(devsize);
+	} else if (!strcmp(o.op, "read")) {
 		if (!o.count && !o.seconds)
 			o.count = 10000;
 		ret = random_reads(deadline);

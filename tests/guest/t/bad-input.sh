@@ -4,7 +4,11 @@
 #    (blk_mq_submit_bio() and __submit_bio() end REQ_POLLED bios with
 #    BLK_STS_NOTSUPP), on blk-mq without poll queues (null_blk) and on a
 #    bio-based driver (brd, /dev/ram0);
-#  - O_DIRECT reads with a misaligned file offset or buffer fail with EINVAL.
+#  - O_DIRECT reads with a misaligned file offset or buffer fail with EINVAL;
+#  - oversized O_DIRECT IO (4 MiB: more pages than one bio holds) is split
+#    into several bios, which bypass the cache, and verifies;
+#  - IO at and across the end of the device gets short reads and writes, 0
+#    for reads at or past the end and ENOSPC for a write at the end.
 . /tests/lib.sh
 
 EOPNOTSUPP=95
@@ -30,3 +34,9 @@ done
 # and aligned IO on the same device still verifies
 polled_verify badb -q 4 -r 1M
 
+
+# 4 MiB IOs: 1024 pages, more than BIO_MAX_VECS (256)
+polled_verify badb -b 4M -B 4M -q 2 -r 16M
+for poll in "" -p; do
+	uring_io -d /dev/badb -o edge $poll -b 512 -B 16k
+done

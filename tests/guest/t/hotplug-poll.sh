@@ -3,7 +3,7 @@
 # several times while verified IOPOLL IO runs; IO and data stay correct.
 . /tests/lib.sh
 
-cycles=${HOTPLUG_CYCLES:-5}
+cycles=$(karg hotplug_cycles 5)
 cpus=$(hotplug_cpus)
 [ -n "$cpus" ] || fail "no CPU can go offline (SMP and CPU hotplug needed)"
 
