@@ -7,10 +7,11 @@
 # T=name[,name...] runs only those tests (and skips the style checks of
 # scripts/check.sh, as does CHECKS=0). GUEST_ARGS adds to every boot's
 # kernel command line (e.g. biotest.stress_cycles=10000); TIMEOUT_SCALE
-# multiplies every test's timeout (default 1, and 4 on the debug variant). The tests of one boot profile
-# (tests/boots) share one boot; every boot's results, with the host's own
-# checks and any KUnit results on the console, go to scripts/ktap-summary.py,
-# which prints "N passed, N failed" last.
+# multiplies every test's timeout (default 1; 4 times that on the debug
+# variant). The tests of one boot profile (tests/boots) share one boot;
+# every boot's results, with the host's own checks and any KUnit results on
+# the console, go to scripts/ktap-summary.py, which prints "N passed,
+# N failed" last.
 . "$(dirname "$0")/lib.sh"
 
 read -r -a variants <<< "${*:-${VARIANTS:-c rust}}"

@@ -81,6 +81,13 @@ cpu_set() {
 	expect_eq "cpu$1/online" "$(cat "/sys/devices/system/cpu/cpu$1/online")" "$2" > /dev/null
 }
 
+# cpus_cycle CPUS...: one hotplug cycle, every CPU given offline, then online.
+cpus_cycle() {
+	local cpu
+	for cpu in "$@"; do cpu_set "$cpu" 0; done
+	for cpu in "$@"; do cpu_set "$cpu" 1; done
+}
+
 # uring_io ARGS...: run uring-io, show its summary, return its status.
 uring_io() {
 	log "uring-io $*"
@@ -154,7 +161,7 @@ cache_stat() {
 # cache_check_variant: the kernel runs the cache the host built it with.
 cache_check_variant() {
 	local want
-	want=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^biotest\.variant=//p')
+	want=$(karg variant "")
 	[ -n "$want" ] || return 0
 	want=${want%-*}		# rust-debug runs the rust cache
 	expect_eq "cache implementation" "$(cache_info implementation)" "$want"

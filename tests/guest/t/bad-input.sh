@@ -34,7 +34,6 @@ done
 # and aligned IO on the same device still verifies
 polled_verify badb -q 4 -r 1M
 
-
 # 4 MiB IOs: 1024 pages, more than BIO_MAX_VECS (256)
 polled_verify badb -b 4M -B 4M -q 2 -r 16M
 for poll in "" -p; do

@@ -11,8 +11,8 @@ nullb_create_polled hp
 uring-io -d /dev/hp -o verify -p -q 8 -r 4M -t 3600 > /tmp/hp.out 2>&1 &
 io=$!
 for c in $(seq "$cycles"); do
-	for cpu in $cpus; do cpu_set "$cpu" 0; done
-	for cpu in $cpus; do cpu_set "$cpu" 1; done
+	# shellcheck disable=SC2086
+	cpus_cycle $cpus
 	kill -0 $io 2> /dev/null || { cat /tmp/hp.out; fail "IO stopped during cycle $c"; }
 done
 log "$cycles cycles of CPUs $(echo $cpus) offline/online"

@@ -59,8 +59,8 @@ trap stop_workers EXIT
 
 start=$(date +%s)
 for c in $(seq "$cycles"); do
-	for cpu in $cpus; do cpu_set "$cpu" 0; done
-	for cpu in $cpus; do cpu_set "$cpu" 1; done
+	# shellcheck disable=SC2086
+	cpus_cycle $cpus
 	for p in $pids; do
 		kill -0 "$p" 2> /dev/null || fail "a worker stopped during cycle $c: $(cat /tmp/*.out)"
 	done
