@@ -79,14 +79,15 @@ def main():
     print()
     print("Guest instructions (QEMU TCG, -icount shift=0,sleep=off), median of the repetitions;")
     print("spread = (max - min) / median, '!' above 1%. rust/c is the ratio of the medians.")
-    header = f"{'workload':<34}" + "".join(f"{n:>16}" for n in names)
+    shown = [(w, f"{label} (per {unit})") for w, label, unit in WORKLOADS
+             if any((n, w) in by for n in names)]
+    width = max(len(label) for _, label in shown) + 1
+    header = f"{'workload':<{width}}" + "".join(f"{n:>16}" for n in names)
     if "c" in names and "rust" in names:
         header += f"{'rust/c':>9}"
     print(header)
-    for w, label, unit in WORKLOADS:
-        if not any((n, w) in by for n in names):
-            continue
-        row = f"{label + ' (per ' + unit + ')':<34}"
+    for w, label in shown:
+        row = f"{label:<{width}}"
         for n in names:
             r = by.get((n, w))
             if r is None:
@@ -95,7 +96,12 @@ def main():
             cell = f"{r['median']:.0f} ±{100 * r['spread']:.2f}%{'!' if r['flagged'] else ' '}"
             row += f"{cell:>16}"
         if ("c", w) in by and ("rust", w) in by:
-            row += f"{by[('rust', w)]['median'] / by[('c', w)]['median']:>9.3f}"
+            c, rust = by[("c", w)], by[("rust", w)]
+            # A ratio of two figures that do not repeat means nothing.
+            if c["flagged"] or rust["flagged"]:
+                row += f"{'(noise)':>9}"
+            else:
+                row += f"{rust['median'] / c['median']:>9.3f}"
         print(row)
 
     if args.json:
