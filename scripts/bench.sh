@@ -8,8 +8,10 @@
 # tests/guest/bench/bench.sh three times: on the C cache, on the Rust cache,
 # and on the C kernel with bio_alloc_cache=off. scripts/bench-report.py turns
 # the results into a table, $BUILD/bench.json and $BUILD/bench.svg. The NVMe
-# is backed by QEMU's null-co driver, which completes IO synchronously, so
-# that polling for it costs the same number of instructions every time.
+# is backed by QEMU's null-co driver, which completes IO at once, but in a
+# bottom half of QEMU's main loop: QEMU runs in lockstep with the guest
+# (run-guest.sh -l, scripts/qemu-lockstep.sh) so that polling for it costs
+# the same number of instructions every time.
 . "$(dirname "$0")/lib.sh"
 
 # name kernel extra-command-line
@@ -26,7 +28,7 @@ done
 runs=()
 for c in "${configs[@]}"; do
 	read -r name kernel args <<< "$c"
-	ACCEL=tcg NVME=null "$TOP/scripts/run-guest.sh" -n "bench-$name" -t bench -T 3600 \
+	ACCEL=tcg NVME=null "$TOP/scripts/run-guest.sh" -l -n "bench-$name" -t bench -T 3600 \
 		-q "-icount shift=0,sleep=off" -a "$args" "$kernel" ||
 		die "bench on $name failed (results: $BUILD/runs/$kernel/bench-$name)"
 	runs+=("$name=$BUILD/runs/$kernel/bench-$name/results.ktap")

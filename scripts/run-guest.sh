@@ -9,6 +9,9 @@
 #     -T SECONDS   timeout of the whole boot (default 600)
 #     -i           interactive: a shell on the console, no tests
 #     -q ARGS      extra QEMU arguments
+#     -l           run QEMU in lockstep with the guest (scripts/qemu-lockstep.sh:
+#                  one host CPU, main loop at real-time priority), for
+#                  instruction counts under -icount that do not depend on the host
 #
 # Environment: ACCEL=tcg|kvm|auto (default tcg), SMP (default 2), MEM
 # (default 2G), NVME=file|null (the NVMe's backing store, default a file),
@@ -20,8 +23,8 @@
 # splat). Exit status: 0 if everything passed.
 . "$(dirname "$0")/lib.sh"
 
-name=default tests="" append="" timeout=600 interactive=0 qemu_extra=""
-while getopts "n:t:a:T:iq:" opt; do
+name=default tests="" append="" timeout=600 interactive=0 qemu_extra="" lockstep=0
+while getopts "n:t:a:T:iq:l" opt; do
 	case $opt in
 	n) name=$OPTARG ;;
 	t) tests=$OPTARG ;;
@@ -29,7 +32,8 @@ while getopts "n:t:a:T:iq:" opt; do
 	T) timeout=$OPTARG ;;
 	i) interactive=1 ;;
 	q) qemu_extra=$OPTARG ;;
-	*) die "usage: run-guest.sh [-n NAME] [-t TESTS] [-a ARGS] [-T SECONDS] [-i] [-q ARGS] VARIANT" ;;
+	l) lockstep=1 ;;
+	*) die "usage: run-guest.sh [-n NAME] [-t TESTS] [-a ARGS] [-T SECONDS] [-i] [-q ARGS] [-l] VARIANT" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -79,6 +83,10 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -m "${MEM:-2G}" -smp "${SMP:-2}"
 	"${nvme_drive[@]}" -device "nvme,serial=biocache0,drive=nvm")
 # shellcheck disable=SC2206
 qemu+=($qemu_extra)
+if [ "$lockstep" = 1 ]; then
+	# The wrapper finds the vCPU thread by the name debug-threads gives it.
+	qemu=("$TOP/scripts/qemu-lockstep.sh" "${qemu[@]}" -name biocache,debug-threads=on)
+fi
 
 if [ "$interactive" = 1 ]; then
 	msg "Booting $variant interactively (console log: $run/console.log)"
