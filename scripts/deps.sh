@@ -7,12 +7,14 @@
 PKGS=(
 	# the kernel tree we patch
 	linux-source-6.12
-	# kernel build: LLVM=1 with clang/lld 14, Rust from rustc-web
-	make gcc libc6-dev clang lld llvm libclang1-14 flex bison bc cpio
+	# kernel build: LLVM=-22, clang, lld and the LLVM tools of the LLVM major
+	# rustc-web is built with (C helpers and the Rust cache are inlined
+	# through LLVM bitcode); bindgen 0.60.1 needs libclang 14
+	make gcc libc6-dev clang-22 lld-22 llvm-22 libclang1-14 flex bison bc cpio
 	libelf-dev libssl-dev perl python3 python3-ply python3-git ccache
 	rustc-web rust-web-src rustfmt-web rust-web-clippy bindgen
 	# guest and workload
-	qemu-system-x86 busybox-static fio liburing-dev
+	qemu-system-x86 busybox-static fio liburing-dev dmsetup
 	# make bench's chart
 	gnuplot-nox
 )

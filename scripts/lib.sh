@@ -23,14 +23,21 @@ CLIPPY_DRIVER=${CLIPPY_DRIVER:-/usr/bin/clippy-driver}
 BINDGEN=${BINDGEN:-/usr/bin/bindgen}
 export LIBCLANG_PATH=${LIBCLANG_PATH:-/usr/lib/llvm-14/lib}
 
+# One LLVM for C and Rust: clang, lld and the LLVM tools of the major version
+# rustc-web is built with (22), so that C helpers can be inlined into Rust
+# through LLVM bitcode (CONFIG_RUST_INLINE_HELPERS) and both variants share
+# one C compiler. LLVM=-22 makes Kbuild use clang-22, ld.lld-22, llvm-ar-22...
+export LLVM_SUFFIX=${LLVM_SUFFIX:--22}
+CLANG=clang$LLVM_SUFFIX
+
 # ccache for the C side; paths below $BUILD are hashed relative to it so that
 # a fresh clone elsewhere still hits the cache.
 if [ "${CCACHE:-1}" = 1 ] && command -v ccache >/dev/null; then
-	KCC="ccache clang"
+	KCC="ccache $CLANG"
 	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
 	export CCACHE_IGNOREOPTIONS="-fmacro-prefix-map=* -ffile-prefix-map=*"
 else
-	KCC=clang
+	KCC=$CLANG
 fi
 
 mkdir -p "$LOGS"
@@ -46,7 +53,7 @@ objdir() { echo "$BUILD/o/$1"; }
 # make in the kernel tree with the pinned toolchain.
 kmake() {
 	local o=$1; shift
-	make -C "$SRC" O="$o" LLVM=1 CC="$KCC" \
+	make -C "$SRC" O="$o" LLVM="$LLVM_SUFFIX" CC="$KCC" \
 		RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" RUSTFMT="$RUSTFMT" \
 		CLIPPY_DRIVER="$CLIPPY_DRIVER" BINDGEN="$BINDGEN" "$@"
 }

@@ -193,6 +193,9 @@ pub struct Stats {
 ///   destroys it.
 /// - `nr`, `nr_irq` and `stats` are written under the same rules as the lists, and may be read
 ///   by anyone at any time.
+/// - `nr + nr_irq <= T::MAX + 1`: a put adds an object only while the lists hold at most
+///   [`Cacheable::MAX`], and nothing else adds any. The counts are plain counters, not what
+///   memory safety rests on (the lists are), but this bound is why their arithmetic never wraps.
 #[repr(C)]
 struct Slot<T> {
     task: UnsafeCell<Option<NonNull<T>>>,
@@ -231,7 +234,8 @@ impl<T: Cacheable> Slot<T> {
         let obj = (*head)?;
         // SAFETY: The cache owns `obj`, which is on the list, so its link is set.
         *head = unsafe { T::next(obj) };
-        self.nr.store(self.nr.load(Relaxed) - 1, Relaxed);
+        // The list held `obj`, so `nr >= 1` (type invariants): no underflow to check for.
+        self.nr.store(self.nr.load(Relaxed).wrapping_sub(1), Relaxed);
         Some(obj)
     }
 
@@ -247,7 +251,8 @@ impl<T: Cacheable> Slot<T> {
             T::set_next(obj, *head.get());
             *head.get() = Some(obj);
         }
-        nr.store(nr.load(Relaxed) + 1, Relaxed);
+        // At most `T::MAX + 1` objects are on the lists (type invariants): no overflow.
+        nr.store(nr.load(Relaxed).wrapping_add(1), Relaxed);
     }
 
     /// Moves the hard-IRQ list onto the task list.
@@ -268,8 +273,11 @@ impl<T: Cacheable> Slot<T> {
             }
             *self.task.get() = irq;
         }
-        self.nr
-            .store(self.nr.load(Relaxed) + self.nr_irq.load(Relaxed), Relaxed);
+        // At most `T::MAX + 1` objects are on the lists (type invariants): no overflow.
+        self.nr.store(
+            self.nr.load(Relaxed).wrapping_add(self.nr_irq.load(Relaxed)),
+            Relaxed,
+        );
         self.nr_irq.store(0, Relaxed);
     }
 
@@ -280,12 +288,13 @@ impl<T: Cacheable> Slot<T> {
     ///
     /// The caller may access the task list.
     unsafe fn prune_task(&self, nr: u32) -> u32 {
-        let mut freed = 0;
+        let mut freed: u32 = 0;
         // SAFETY: The caller may access the task list.
         while let Some(obj) = unsafe { self.pop_task() } {
             // SAFETY: `obj` left the list: the cache owned it and now gives it up.
             drop(unsafe { Owned::from_raw(obj) });
-            freed += 1;
+            // At most `T::MAX + 1` objects were on the list (type invariants): no overflow.
+            freed = freed.wrapping_add(1);
             if freed == nr {
                 break;
             }
@@ -305,7 +314,9 @@ impl<T: Cacheable> Slot<T> {
             let mut freed = self.prune_task(nr);
             if (*self.task.get()).is_none() {
                 self.splice_irq();
-                freed += self.prune_task(nr.wrapping_sub(freed));
+                // At most `T::MAX + 1` objects were on the lists (type invariants): no
+                // overflow.
+                freed = freed.wrapping_add(self.prune_task(nr.wrapping_sub(freed)));
             }
             freed
         }
@@ -463,7 +474,8 @@ impl<T: Cacheable> PerCpuCache<T> {
     #[inline]
     pub fn put(&self, obj: Owned<T>) {
         let slot = self.slots.get();
-        if slot.nr_irq.load(Relaxed) + slot.nr.load(Relaxed) > T::MAX {
+        // At most `T::MAX + 1` objects are on the lists (type invariants): no overflow.
+        if slot.nr_irq.load(Relaxed).wrapping_add(slot.nr.load(Relaxed)) > T::MAX {
             slot.count(Stat::FreeFull, 1);
         } else if context::in_task() {
             let obj = obj.into_raw();
@@ -522,11 +534,14 @@ impl<T: Cacheable> PerCpuCache<T> {
     }
 
     fn drain_all(&mut self) -> u64 {
-        let mut freed = 0;
+        let mut freed: u64 = 0;
         for cpu in possible_cpus() {
             if let Some(slot) = self.slots.get_cpu(cpu) {
                 // SAFETY: `&mut self`: nothing else uses the cache, so we may access every list.
-                freed += u64::from(unsafe { slot.prune(u32::MAX) });
+                let n = u64::from(unsafe { slot.prune(u32::MAX) });
+                // At most `T::MAX + 1` objects per CPU (type invariants), `u32` values: their
+                // sum over CPUs fits in `u64`.
+                freed = freed.wrapping_add(n);
             }
         }
         freed
@@ -577,6 +592,11 @@ impl<T: Cacheable> Drop for PerCpuCache<T> {
 /// Their safety requirements, which the C header must state, are those of the functions they
 /// call, and: `cache` comes from `new` and has not been freed; objects are valid and owned by the
 /// caller of `put`.
+///
+/// `alloc` and `put` are `#[inline(always)]`: compiled as one LLVM module with their C caller
+/// (see `BITCODE_LINK_` in `scripts/Makefile.build`), they inline into it as static C functions
+/// would, whatever the differences between the attributes of C and Rust functions that keep
+/// LLVM from inlining across languages otherwise (see `__rust_helper`).
 #[macro_export]
 macro_rules! percpu_cache_export_c {
     (
@@ -619,6 +639,7 @@ macro_rules! percpu_cache_export_c {
         ///
         /// `cache` came from the `new` function and has not been freed.
         #[no_mangle]
+        #[inline(always)]
         pub unsafe extern "C" fn $alloc(cache: *mut $handle) -> *mut $citem {
             // SAFETY: By the safety requirements, `cache` is a live cache; wrapped in
             // `ManuallyDrop`, the borrowed value never frees it.
@@ -639,6 +660,7 @@ macro_rules! percpu_cache_export_c {
         /// `cache` came from the `new` function and has not been freed; `obj` is a valid object
         /// that the caller owns and gives up.
         #[no_mangle]
+        #[inline(always)]
         pub unsafe extern "C" fn $put(cache: *mut $handle, obj: *mut $citem) {
             // SAFETY: As in `alloc`.
             let cache = ::core::mem::ManuallyDrop::new(unsafe {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The per-CPU bio cache implemented in Rust (rust/kernel/block/bio.rs), as
- * block/bio.c calls it with CONFIG_BIO_ALLOC_CACHE_RUST.
+ * The per-CPU bio cache implemented in Rust (rust/kernel/block/bio.rs,
+ * instantiated by block/bio_cache.rs), as block/bio.c calls it with
+ * CONFIG_BIO_ALLOC_CACHE_RUST. With CONFIG_RUST_INLINE_HELPERS its bitcode is
+ * linked into bio.o, and these calls inline.
  *
  * A cache is a per-CPU allocation that the Rust side owns; C only keeps the
  * pointer (in bio_set::cache) and passes it back.

@@ -3,27 +3,27 @@
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
 
-void __percpu *rust_helper___alloc_percpu(size_t size, size_t align)
+__rust_helper void __percpu *rust_helper___alloc_percpu(size_t size, size_t align)
 {
 	return __alloc_percpu(size, align);
 }
 
-void *rust_helper_get_cpu_ptr(void __percpu *ptr)
+__rust_helper void *rust_helper_get_cpu_ptr(void __percpu *ptr)
 {
 	return get_cpu_ptr(ptr);
 }
 
-void rust_helper_put_cpu_ptr(void __percpu *ptr)
+__rust_helper void rust_helper_put_cpu_ptr(void __percpu *ptr)
 {
 	put_cpu_ptr(ptr);
 }
 
-void *rust_helper_per_cpu_ptr(void __percpu *ptr, unsigned int cpu)
+__rust_helper void *rust_helper_per_cpu_ptr(void __percpu *ptr, unsigned int cpu)
 {
 	return per_cpu_ptr(ptr, cpu);
 }
 
-bool rust_helper_cpu_possible(unsigned int cpu)
+__rust_helper bool rust_helper_cpu_possible(unsigned int cpu)
 {
 	return cpu_possible(cpu);
 }

@@ -7,7 +7,8 @@
 //! With `CONFIG_BIO_ALLOC_CACHE_RUST`, the per-CPU cache of a `struct bio_set`
 //! (`BIOSET_PERCPU_CACHE`) is a [`PerCpuCache`] of [`Bio`], which `block/bio.c` calls through
 //! the functions declared in
-//! [`include/linux/bio_cache_rust.h`](srctree/include/linux/bio_cache_rust.h).
+//! [`include/linux/bio_cache_rust.h`](srctree/include/linux/bio_cache_rust.h) and defined by
+//! [`bio_cache_export_c!`](crate::bio_cache_export_c).
 //!
 //! [`PerCpuCache`]: crate::percpu_cache::PerCpuCache
 
@@ -83,19 +84,32 @@ unsafe impl Cacheable for Bio {
     }
 }
 
-crate::percpu_cache_export_c! {
-    item: Bio as bindings::bio,
-    handle: bindings::bio_alloc_cache,
-    new: bio_cache_rust_new,
-    free: bio_cache_rust_free,
-    alloc: bio_cache_rust_alloc,
-    put: bio_cache_rust_put,
-    drain_cpu: bio_cache_rust_drain_cpu,
-}
+/// Exports the per-CPU bio cache to `block/bio.c`: defines the functions declared in
+/// [`include/linux/bio_cache_rust.h`](srctree/include/linux/bio_cache_rust.h), a
+/// [`PerCpuCache`] of [`Bio`] behind the opaque `struct bio_alloc_cache` pointer of a bio_set.
+///
+/// Invoked once, by `block/bio_cache.rs`, whose LLVM bitcode is linked into `bio.o` so that the
+/// allocation and free paths inline into `bio_alloc_bioset()` and `bio_put()`.
+///
+/// [`PerCpuCache`]: crate::percpu_cache::PerCpuCache
+#[macro_export]
+macro_rules! bio_cache_export_c {
+    () => {
+        $crate::percpu_cache_export_c! {
+            item: $crate::block::bio::Bio as $crate::bindings::bio,
+            handle: $crate::bindings::bio_alloc_cache,
+            new: bio_cache_rust_new,
+            free: bio_cache_rust_free,
+            alloc: bio_cache_rust_alloc,
+            put: bio_cache_rust_put,
+            drain_cpu: bio_cache_rust_drain_cpu,
+        }
 
-#[cfg(CONFIG_BIO_ALLOC_CACHE_STATS)]
-crate::percpu_cache_export_c_stats! {
-    item: Bio,
-    handle: bindings::bio_alloc_cache,
-    stats: bio_cache_rust_stats => bindings::bio_alloc_cache_stats,
+        #[cfg(CONFIG_BIO_ALLOC_CACHE_STATS)]
+        $crate::percpu_cache_export_c_stats! {
+            item: $crate::block::bio::Bio,
+            handle: $crate::bindings::bio_alloc_cache,
+            stats: bio_cache_rust_stats => $crate::bindings::bio_alloc_cache_stats,
+        }
+    };
 }
