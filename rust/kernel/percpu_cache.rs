@@ -235,7 +235,8 @@ impl<T: Cacheable> Slot<T> {
         // SAFETY: The cache owns `obj`, which is on the list, so its link is set.
         *head = unsafe { T::next(obj) };
         // The list held `obj`, so `nr >= 1` (type invariants): no underflow to check for.
-        self.nr.store(self.nr.load(Relaxed).wrapping_sub(1), Relaxed);
+        self.nr
+            .store(self.nr.load(Relaxed).wrapping_sub(1), Relaxed);
         Some(obj)
     }
 
@@ -275,7 +276,9 @@ impl<T: Cacheable> Slot<T> {
         }
         // At most `T::MAX + 1` objects are on the lists (type invariants): no overflow.
         self.nr.store(
-            self.nr.load(Relaxed).wrapping_add(self.nr_irq.load(Relaxed)),
+            self.nr
+                .load(Relaxed)
+                .wrapping_add(self.nr_irq.load(Relaxed)),
             Relaxed,
         );
         self.nr_irq.store(0, Relaxed);
@@ -475,7 +478,12 @@ impl<T: Cacheable> PerCpuCache<T> {
     pub fn put(&self, obj: Owned<T>) {
         let slot = self.slots.get();
         // At most `T::MAX + 1` objects are on the lists (type invariants): no overflow.
-        if slot.nr_irq.load(Relaxed).wrapping_add(slot.nr.load(Relaxed)) > T::MAX {
+        if slot
+            .nr_irq
+            .load(Relaxed)
+            .wrapping_add(slot.nr.load(Relaxed))
+            > T::MAX
+        {
             slot.count(Stat::FreeFull, 1);
         } else if context::in_task() {
             let obj = obj.into_raw();

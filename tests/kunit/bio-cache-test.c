@@ -380,11 +380,12 @@ static void bio_cache_test_front_pad(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.alloc_hit - st0.alloc_hit, 2 * ARRAY_SIZE(p));
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		struct bio_cache_test_padded *q = bio_cache_test_padded(t->bios[i]);
+		unsigned int j = ARRAY_SIZE(p) - 1 - i;
 
 		/* LIFO: put in order, the last one put comes back first. */
-		KUNIT_EXPECT_PTR_EQ(test, q, p[ARRAY_SIZE(p) - 1 - i]);
-		KUNIT_EXPECT_EQ(test, q->cookie[0], BIO_CACHE_TEST_COOKIE + ARRAY_SIZE(p) - 1 - i);
-		KUNIT_EXPECT_EQ(test, q->cookie[2], ~(BIO_CACHE_TEST_COOKIE + ARRAY_SIZE(p) - 1 - i));
+		KUNIT_EXPECT_PTR_EQ(test, q, p[j]);
+		KUNIT_EXPECT_EQ(test, q->cookie[0], BIO_CACHE_TEST_COOKIE + j);
+		KUNIT_EXPECT_EQ(test, q->cookie[2], ~(BIO_CACHE_TEST_COOKIE + j));
 		KUNIT_EXPECT_PTR_EQ(test, q->bio.bi_pool, &t->bs);
 	}
 	bio_cache_test_on(t, 0, bio_cache_test_put_all, ARRAY_SIZE(p));
