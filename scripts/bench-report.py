@@ -9,8 +9,11 @@ configuration and workload: the median of T/N over the repetitions (guest
 instructions per IO, or per bio_alloc_bioset() + bio_put() pair), the
 minimum, the maximum and the spread (max - min) / median, flagged above 1%.
 
-Prints a table, writes --json (one record per configuration and workload)
-and --svg (a bar chart through Debian's gnuplot, when it is installed).
+Prints a table and what the cache saves (no cache minus cache) with each
+implementation, writes --json (one record per configuration and workload,
+and the savings) and --svg (through Debian's gnuplot, when it is installed:
+each configuration's cost relative to the C cache, on an axis where 1%
+shows, the per-pair figures, and the savings).
 """
 
 import argparse
@@ -45,6 +48,79 @@ def parse(path):
             if ops > 0:
                 runs.setdefault(kv["name"], []).append(ns / ops)
     return runs
+
+
+def chart(svg, names, by, savings):
+    """Three panels: the Rust cache's cost relative to the C cache, in percent,
+    on an axis where a tenth of a percent shows; the per-pair figures; and
+    what each cache saves per IO and per pair."""
+    dat = svg + ".dat"
+    ratio = []
+    for w, _, _ in WORKLOADS:
+        c, r = by.get(("c", w)), by.get(("rust", w))
+        if c is not None and r is not None:
+            noisy = "*" if (r["flagged"] or c["flagged"]) else ""
+            ratio.append((w + noisy, 100 * (r["median"] / c["median"] - 1)))
+    with open(dat, "w") as f:
+        f.write("# Rust / C - 1, in percent\n")
+        for lab, v in ratio:
+            f.write(f'"{lab}" {v:.3f}\n')
+        f.write("\n\n# per pair\nworkload " + " ".join(names) + "\n")
+        for w in ("pair-hit", "pair-splice", "pair-off"):
+            f.write(w + " " + " ".join(str(by[(n, w)]["median"]) if (n, w) in by else "NaN"
+                                       for n in names) + "\n")
+        f.write("\n\n# saving\nworkload c rust\n")
+        for row in savings:
+            f.write(f"{row['workload']} {row['c']} {row['rust']}\n")
+    lo = min([v for _, v in ratio] + [-1.0]) - 0.5
+    hi = max([v for _, v in ratio] + [5.0]) + 1.0
+    # Clustered boxes at explicit positions, each with its value on top.
+    def clustered(index, cols, titles):
+        k, w = len(cols), 0.8 / len(cols)
+        out = []
+        for i, (col, title) in enumerate(zip(cols, titles)):
+            x = f"($0 + {(i - (k - 1) / 2) * w:.3f})"
+            out.append(f"'{dat}' index {index} using {x}:{col}:({w:.3f}){':xtic(1)' if i == 0 else ''}"
+                       f" with boxes title '{title}'")
+            out.append(f"'' index {index} using {x}:{col}:(sprintf('%.0f', ${col}))"
+                       " with labels offset 0,0.7 notitle")
+        return ", ".join(out)
+
+    titles = {"c": "C cache", "rust": "Rust cache", "off": "no cache"}
+    per_pair = clustered(1, [i + 2 for i in range(len(names))], [titles.get(n, n) for n in names])
+    saved = clustered(2, [2, 3], ["C cache", "Rust cache"])
+    script = f"""
+set terminal svg size 1000,1100 dynamic font 'sans,11'
+set output '{svg}'
+set termoption noenhanced
+set multiplot layout 3,1 title "Guest instructions under QEMU -icount (median of the repetitions; * = spread above 1%)"
+set style fill solid 0.8 border -1
+set grid ytics
+set boxwidth 0.6
+set title "Rust cache relative to C cache: (Rust - C) / C, in percent (0: same cost)"
+set yrange [{lo:.2f}:{hi:.2f}]
+set ylabel 'percent more than C'
+set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lw 2 lc rgb 'black'
+set arrow 2 from graph 0, first 0.5 to graph 1, first 0.5 nohead dt 2 lc rgb 'red'
+set arrow 3 from graph 0, first 5 to graph 1, first 5 nohead dt 3 lc rgb 'red'
+set label 1 'per IO: +0.5%' at graph 0.01, first 0.5 offset 0,0.6 tc rgb 'red'
+set label 2 'per pair: +5%' at graph 0.01, first 5 offset 0,0.6 tc rgb 'red'
+plot '{dat}' index 0 using 0:2:xtic(1) with boxes notitle lc rgb '#4477aa', \\
+     '' index 0 using 0:2:(sprintf('%+.2f%%', $2)) with labels offset 0,0.8 notitle
+unset arrow 1; unset arrow 2; unset arrow 3; unset label 1; unset label 2
+set title "bio_alloc_bioset() + bio_put(), per pair"
+set yrange [0:*]
+set xrange [-0.6:*]
+set ylabel 'instructions per pair'
+set key top left
+plot {per_pair}
+set title "What the cache saves: no cache minus cache, per IO, and per pair (no cache minus hit, splice)"
+set ylabel 'instructions saved'
+plot {saved}
+unset multiplot
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    print(f"chart: {svg}")
 
 
 def main():
@@ -104,39 +180,43 @@ def main():
                 row += f"{rust['median'] / c['median']:>9.3f}"
         print(row)
 
+    # What the cache saves: no cache minus cache, per IO and per pair.
+    savings = []
+    if "off" in names:
+        base = {"pair-hit": "pair-off", "pair-splice": "pair-off"}
+        for w, label, unit in WORKLOADS:
+            off = by.get(("off", base.get(w, w)))
+            if off is None or w == "pair-off":
+                continue
+            row = {"workload": w, "label": label, "unit": unit}
+            for n in ("c", "rust"):
+                r = by.get((n, w))
+                if r is not None:
+                    row[n] = off["median"] - r["median"]
+            if "c" in row and "rust" in row:
+                savings.append(row)
+        if savings:
+            print()
+            print("What the cache saves (no cache minus cache), and the share of the C cache's")
+            print("saving the Rust cache keeps:")
+            for row in savings:
+                keep = f"{100 * row['rust'] / row['c']:.1f}%" if row["c"] else "-"
+                print(f"  {row['label'] + ' (per ' + row['unit'] + ')':<{width}} C {row['c']:7.0f}"
+                      f"   Rust {row['rust']:7.0f}   Rust keeps {keep}")
+                records.append({"config": "saving", "workload": row["workload"],
+                                "unit": f"guest instructions per {row['unit']}",
+                                "c": round(row["c"], 1), "rust": round(row["rust"], 1),
+                                "rust_keeps": round(row["rust"] / row["c"], 4) if row["c"]
+                                else None})
+
     if args.json:
         with open(args.json, "w") as f:
             json.dump(records, f, indent=1)
         print(f"\n{len(records)} records in {args.json}")
 
     if args.svg and shutil.which("gnuplot"):
-        io = [w for w, _, u in WORKLOADS if u == "IO" and any((n, w) in by for n in names)]
-        dat = args.svg + ".dat"
-        with open(dat, "w") as f:
-            f.write("workload " + " ".join(names) + "\n")
-            for w in io:
-                # '*': a figure of this workload varies by more than 1%.
-                mark = "*" if any(by[(n, w)]["flagged"] for n in names if (n, w) in by) else ""
-                f.write(w + mark + " " + " ".join(str(by[(n, w)]["median"]) if (n, w) in by
-                                                  else "NaN" for n in names) + "\n")
-        plot = ", ".join(f"'{dat}' using {i + 2}:xtic(1) title columnheader"
-                         for i in range(len(names)))
-        script = f"""
-set terminal svg size 800,450 dynamic font 'sans,11'
-set output '{args.svg}'
-set title "Guest instructions per polled 512 B read (lower is better)\\n* spread above 1% between repetitions"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set key top left
-set ylabel 'instructions per IO'
-set yrange [0:*]
-set grid ytics
-plot {plot}
-"""
-        subprocess.run(["gnuplot"], input=script, text=True, check=True)
-        print(f"chart: {args.svg}")
-    flagged = [f"{r['config']}/{r['workload']}" for r in records if r["flagged"]]
+        chart(args.svg, names, by, savings)
+    flagged = [f"{r['config']}/{r['workload']}" for r in records if r.get("flagged")]
     if flagged:
         print("spread above 1%: " + ", ".join(flagged))
     return 0

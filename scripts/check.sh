@@ -4,8 +4,9 @@
 # the summary of `make test` (and `make check`):
 #   - `make series` exports it and `git am` applies it to a pristine tree;
 #   - every exported patch passes checkpatch.pl --strict;
-#   - the Rust code, its examples (doctests) included, passes rustfmtcheck,
-#     CLIPPY=1 and `make rustdoc` without a warning (in $BUILD/o/check, with
+#   - the Rust code (rust/ and block/bio_cache.rs), its examples (doctests)
+#     included, passes rustfmtcheck, CLIPPY=1 and `make rustdoc` without a
+#     warning (in $BUILD/o/check, with
 #     the rust variant's config, so the variants' objects are left alone).
 . "$(dirname "$0")/lib.sh"
 
@@ -58,9 +59,10 @@ rust_check() {
 }
 kmake "$o" olddefconfig > "$run/config.log" 2>&1 || die "configuring $o failed ($run/config.log)"
 rust_check "rustfmtcheck" rustfmt.log rustfmtcheck
-# Rebuild the Rust crates under clippy (their .o are in $o only).
-rm -f "$o"/rust/*.o
-rust_check "CLIPPY=1" clippy.log -j"$JOBS" CLIPPY=1 rust/
+# Rebuild the Rust crates, and the Rust side of block/bio.c, under clippy
+# (their .o are in $o only).
+rm -f "$o"/rust/*.o "$o"/block/bio_cache.o
+rust_check "CLIPPY=1" clippy.log -j"$JOBS" CLIPPY=1 rust/ block/bio_cache.o
 rust_check "rustdoc" rustdoc.log -j"$JOBS" rustdoc
 
 write_ktap "$run/host.ktap" "${results[@]}"

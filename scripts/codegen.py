@@ -14,7 +14,9 @@ functions, the bio_cache_rust_* entry points and the rust_helper_* wrappers).
 Per path and side: instructions, bytes, conditional and unconditional
 branches, stack frame (pushes and the rsp adjustment of each function), and
 every call with its target; calls that only one side makes are marked, they
-are what the other side inlines or does not need.
+are what the other side inlines or does not need. On the four hot paths
+(alloc-hit, splice, put-task, put-hard-IRQ) every such call is marked,
+whatever its target.
 
 Writes OUTDIR/PATH.c.s, OUTDIR/PATH.rust.s and OUTDIR/PATH.side.txt (the two
 listings side by side), prints a summary table and writes it to MARKDOWN.
@@ -25,31 +27,43 @@ import re
 import subprocess
 import sys
 
-OBJDUMP = "llvm-objdump"
-NM = "llvm-nm"
+# The LLVM tools of the compilers (scripts/lib.sh: LLVM_SUFFIX).
+OBJDUMP = "llvm-objdump" + os.environ.get("LLVM_SUFFIX", "")
+NM = "llvm-nm" + os.environ.get("LLVM_SUFFIX", "")
+CXXFILT = "llvm-cxxfilt" + os.environ.get("LLVM_SUFFIX", "")
 
 # path: (description, C roots, Rust roots). Roots missing from a kernel
-# (inlined) are skipped; for C the bio.c function they are inlined into is
-# listed too.
+# (inlined) are skipped. Both caches inline into bio_alloc_bioset() and
+# bio_put() (C: its static functions; Rust: its entry points, whose bitcode
+# is linked into bio.o), so the four hot paths are read in the functions
+# they run through: alloc-hit and splice in bio_alloc_bioset() (and C's
+# out-of-line splice), put-task and put-hard-IRQ in bio_put(). What a
+# function calls covers every path through it, so "calls only this side
+# makes" of a hot path lists every call it could make that the other side's
+# does not.
 PATHS = [
-    ("alloc", "allocation, cache hit (bio_alloc_bioset with REQ_ALLOC_CACHE)",
+    ("alloc-hit", "allocation served from the task list (bio_alloc_bioset, REQ_ALLOC_CACHE)",
      ["bio_alloc_bioset", "bio_alloc_percpu_cache"],
-     ["bio_alloc_bioset", "bio_alloc_percpu_cache"]),
-    ("put", "free to the cache, task and hard-IRQ lists (bio_put)",
+     ["bio_alloc_bioset", "bio_alloc_percpu_cache", "bio_cache_rust_alloc"]),
+    ("splice", "allocation that takes the hard-IRQ list first (bio_alloc_bioset)",
+     ["bio_alloc_bioset", "bio_alloc_percpu_cache", "bio_alloc_irq_cache_splice"],
+     ["bio_alloc_bioset", "bio_alloc_percpu_cache", "bio_cache_rust_alloc",
+      "re:percpu_cache.*splice_irq"]),
+    ("put-task", "free onto the task list (bio_put in task context)",
      ["bio_put", "bio_put_percpu_cache"],
-     ["bio_put", "bio_put_percpu_cache"]),
-    ("splice", "IRQ-list splice",
-     ["bio_alloc_irq_cache_splice"],
-     ["re:percpu_cache.*splice_irq"]),
+     ["bio_put", "bio_put_percpu_cache", "bio_cache_rust_put"]),
+    ("put-hard-IRQ", "free onto the hard-IRQ list (bio_put in hard-IRQ context)",
+     ["bio_put", "bio_put_percpu_cache"],
+     ["bio_put", "bio_put_percpu_cache", "bio_cache_rust_put"]),
     ("prune", "prune (free up to N bios of a CPU)",
      ["bio_alloc_cache_prune", "__bio_alloc_cache_prune"],
      ["re:percpu_cache.*5prune", "re:percpu_cache.*10prune_task"]),
     ("cpu_dead", "CPU-hotplug dead callback",
      ["bio_cpu_dead"],
-     ["bio_cpu_dead"]),
+     ["bio_cpu_dead", "bio_cache_rust_drain_cpu"]),
     ("teardown", "teardown (bioset_exit)",
      ["bioset_exit", "bio_alloc_cache_destroy"],
-     ["bioset_exit", "bio_alloc_cache_destroy"]),
+     ["bioset_exit", "bio_alloc_cache_destroy", "bio_cache_rust_free"]),
 ]
 
 # Callees that are part of the cache, followed transitively.
@@ -60,8 +74,12 @@ RUST_CACHE = re.compile(r"(12percpu_cache|6percpu|7context|5block3bio|^bio_cache
                         r"^rust_helper_|^bio_alloc_percpu_cache$|^bio_put_percpu_cache$|"
                         r"^bio_alloc_cache_destroy$)")
 
-# Calls to these are not marked as made by one side only: each side has its
-# own form of them (the rust_helper_* wrappers are marked: C inlines them).
+# On the cold paths, calls to these are not marked as made by one side only:
+# each side has its own form of them (the rust_helper_* wrappers are marked: C
+# inlines them). On the hot paths every call one side makes and the other
+# does not is marked, whatever its target: the goal there is no call that C
+# does not make.
+HOT = {"alloc-hit", "splice", "put-task", "put-hard-IRQ"}
 C_OWN = C_CACHE
 RUST_OWN = re.compile(r"(12percpu_cache|6percpu|7context|5block3bio|^bio_cache_rust_|"
                       r"^bio_alloc_percpu_cache$|^bio_put_percpu_cache$|^bio_alloc_cache_destroy$)")
@@ -84,7 +102,7 @@ def symbols(vmlinux):
 def demangle(names):
     if not names:
         return {}
-    out = subprocess.run(["llvm-cxxfilt"], input="\n".join(names), capture_output=True,
+    out = subprocess.run([CXXFILT], input="\n".join(names), capture_output=True,
                          text=True).stdout.splitlines()
     return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
 
@@ -225,7 +243,7 @@ def main():
         for side in ("c", "rust"):
             t = tot[side]
             other = callsets["rust" if side == "c" else "c"]
-            own = sides[side][3]
+            own = sides[side][3] if key not in HOT else re.compile(r"(?!)")
             counts, only = {}, {}
             for caller, c in t["calls"]:
                 bare = c.replace(" (tail)", "")
