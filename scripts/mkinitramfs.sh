@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the guest's initramfs ($BUILD/initramfs.cpio) from tests/initramfs.list
-# plus what is only known here: fio's shared libraries and the tests.
+# plus what is only known here: the Debian binaries' shared libraries and the
+# tests.
 . "$(dirname "$0")/lib.sh"
 
 OUT=$BUILD/initramfs
@@ -23,15 +24,26 @@ list=$OUT/initramfs.list
 {
 	cat "$TOP/tests/initramfs.list"
 
-	echo "# fio and the shared libraries it needs"
-	echo "file /usr/bin/fio $(command -v fio) 0755 0 0"
-	ldd "$(command -v fio)" | sed -nE 's|^[[:space:]]*([^ ]+ => )?(/[^ ]+) \(0x.*|\2|p' | sort -u |
-		while read -r lib; do
-			d=$(dirname "$lib")
-			while [ "$d" != / ]; do echo "$d"; d=$(dirname "$d"); done
-		done | sort -u | while read -r d; do echo "dir $d 0755 0 0"; done
-	ldd "$(command -v fio)" | sed -nE 's|^[[:space:]]*([^ ]+ => )?(/[^ ]+) \(0x.*|\2|p' | sort -u |
-		while read -r lib; do echo "file $lib $(readlink -f "$lib") 0755 0 0"; done
+	# Debian's binaries the tests run, with the shared libraries they need:
+	# fio, and dmsetup (libdevmapper) for the device-mapper tests.
+	bins=()
+	for b in fio dmsetup; do
+		path=$(PATH=$PATH:/usr/sbin:/sbin command -v "$b") || die "no $b on this machine (make deps)"
+		bins+=("$path")
+	done
+	echo "# ${bins[*]} and their shared libraries"
+	for b in "${bins[@]}"; do
+		echo "file $b $b 0755 0 0"
+	done
+	libs=$(for b in "${bins[@]}"; do ldd "$b"; done |
+		sed -nE 's|^[[:space:]]*([^ ]+ => )?(/[^ ]+) \(0x.*|\2|p' | sort -u)
+	for lib in $libs; do
+		d=$(dirname "$lib")
+		while [ "$d" != / ]; do echo "$d"; d=$(dirname "$d"); done
+	done | sort -u | while read -r d; do echo "dir $d 0755 0 0"; done
+	for lib in $libs; do
+		echo "file $lib $(readlink -f "$lib") 0755 0 0"
+	done
 
 	echo "# the tests and workloads"
 	for d in t bench; do

@@ -14,8 +14,8 @@
 #                  instruction counts under -icount that do not depend on the host
 #
 # Environment: ACCEL=tcg|kvm|auto (default tcg), SMP (default 2), MEM
-# (default 2G), NVME=file|null (the NVMe's backing store, default a file),
-# V=1 to show the whole console.
+# (default 2G), NVME=file|null (the NVMe's backing store, default a file;
+# see below), V=1 to show the whole console.
 #
 # Results: RUN/console.log (the console, teed), RUN/results.ktap (KTAP from
 # the guest's second serial port) and RUN/host.ktap (what the host checked:
@@ -49,10 +49,6 @@ run=$BUILD/runs/$variant/$name
 rm -rf "$run"
 mkdir -p "$run"
 
-# The emulated NVMe's backing store, one per run so runs never share data.
-nvme_img=$run/nvme.img
-truncate -s 64M "$nvme_img"
-
 # TCG unless KVM is asked for: KVM hangs on these machines (see README).
 case "${ACCEL:-tcg}" in
 tcg) accel=(-accel tcg) ;;
@@ -69,18 +65,30 @@ cmdline+=" biotest.variant=$variant"
 [ -n "$tests" ] && cmdline+=" biotest.tests=$tests"
 [ -n "$append" ] && cmdline+=" $append"
 
-# NVME=null: QEMU's null-co backend, which completes every IO at once in the
-# vCPU thread (reads return zeroes, writes are dropped): the guest's
-# instruction count then no longer depends on the host's IO latency.
+# The emulated NVMe. NVME=file (the default): two controllers, serials
+# biocache0 and biocache1, each with one 64 MiB namespace backed by a file of
+# this run (runs never share data), for tests that stack device-mapper on
+# two NVMe devices. The guest probes controllers and scans namespaces
+# asynchronously, so nvme0 may be either: tests that care find a namespace by
+# its controller's serial (nvme_find in tests/guest/lib.sh).
+# NVME=null: one controller, serial biocache0, on QEMU's null-co backend,
+# which completes every IO at once in the vCPU thread (reads return zeroes,
+# writes are dropped): the guest's instruction count then no longer depends
+# on the host's IO latency (make bench).
+nvme=()
 if [ "${NVME:-file}" = null ]; then
-	nvme_drive=(-blockdev "driver=null-co,node-name=nvm,size=$((64 << 20)),read-zeroes=on")
+	nvme=(-blockdev "driver=null-co,node-name=nvm0,size=$((64 << 20)),read-zeroes=on"
+		-device "nvme,serial=biocache0,drive=nvm0")
 else
-	nvme_drive=(-drive "file=$nvme_img,if=none,id=nvm,format=raw")
+	for i in 0 1; do
+		truncate -s 64M "$run/nvme$i.img"
+		nvme+=(-drive "file=$run/nvme$i.img,if=none,id=nvm$i,format=raw"
+			-device "nvme,serial=biocache$i,drive=nvm$i")
+	done
 fi
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${MEM:-2G}" -smp "${SMP:-2}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-	-display none -no-reboot -monitor none
-	"${nvme_drive[@]}" -device "nvme,serial=biocache0,drive=nvm")
+	-display none -no-reboot -monitor none "${nvme[@]}")
 # shellcheck disable=SC2206
 qemu+=($qemu_extra)
 if [ "$lockstep" = 1 ]; then

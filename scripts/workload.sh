@@ -15,17 +15,25 @@ for v in "${variants[@]}"; do
 done
 
 echo
-echo "Polled 512 B random reads, io_uring IOPOLL + registered file + fixed buffers"
+echo "Polled 512 B random reads, io_uring IOPOLL + registered file + fixed buffers:"
+echo "O_DIRECT on null_blk, on NVMe and through dm-linear over that null_blk (the"
+echo "dm clones from dm's bio_set, dm-N), and NVMe passthrough (URING_CMD, ngXnY)"
 echo "(IOPS are guest wall clock under TCG emulation: they depend on the host)"
-printf '%-8s %-8s %6s %6s %10s %10s %10s\n' variant device qd batch IOs IOPS 'cache hit'
+printf '%-8s %-18s %-16s %4s %5s %9s %9s %10s\n' variant device bio_set qd batch IOs IOPS 'cache hit'
 for r in "${rows[@]}"; do
 	set -- $r
 	v=$1; shift
 	declare -A f=()
 	for kv in "$@"; do f[${kv%%=*}]=${kv#*=}; done
-	dev=${f[dev]}; [ "$dev" = wl ] && dev=null_blk
+	case ${f[dev]} in
+	wl) dev=null_blk ;;
+	dm-*) dev="${f[dev]} (dm-linear)" ;;
+	ng*) dev="${f[dev]} (passthru)" ;;
+	*) dev=${f[dev]} ;;
+	esac
 	allocs=$((f[hits] + f[misses]))
 	rate=$( [ "$allocs" -gt 0 ] && awk -v h="${f[hits]}" -v a="$allocs" 'BEGIN { printf "%.2f%%", 100 * h / a }' || echo -)
-	printf '%-8s %-8s %6s %6s %10s %10s %10s\n' "$v" "$dev" "${f[qd]}" "${f[batch]}" "${f[ios]}" "${f[iops]}" "$rate"
+	printf '%-8s %-18s %-16s %4s %5s %9s %9s %10s\n' "$v" "$dev" "${f[bioset]:-blkdev_dio_pool}" \
+		"${f[qd]}" "${f[batch]}" "${f[ios]}" "${f[iops]}" "$rate"
 	unset f
 done

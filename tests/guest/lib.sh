@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by every test in /tests/t. A test passes by exiting 0; fail and
-# skip print the reason in the form /init reports (FAIL:, SKIP:).
+# skip print the reason in the form /init reports (FAIL:, SKIP:), on stderr,
+# so that a helper failing inside $(...) is still heard.
 
 set -eu
 
 log() { echo "$*"; }
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 4; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 4; }
 
 # expect_eq WHAT GOT WANT
 expect_eq() {
@@ -17,7 +18,11 @@ expect_eq() {
 NULLB_CFG=/sys/kernel/config/nullb
 NULLBS=""
 
-# Devices a test created are removed when it exits, passed or not.
+# Devices a test created are removed when it exits, passed or not: its IO
+# workers stopped first, then the device-mapper devices, which hold the
+# devices below them; and a CPU it left offline (a test that failed
+# halfway through a hotplug cycle) comes back, so that the tests after it
+# in the same boot find every CPU online.
 nullb_cleanup() {
 	local n
 	for n in $NULLBS; do
@@ -25,7 +30,20 @@ nullb_cleanup() {
 	done
 	return 0
 }
-trap nullb_cleanup EXIT
+cpus_restore() {
+	local c
+	for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ "$(cat "$c")" = 1 ] || echo 1 > "$c" || true
+	done
+	return 0
+}
+test_cleanup() {
+	workers_stop
+	dm_cleanup
+	nullb_cleanup
+	cpus_restore
+}
+trap test_cleanup EXIT
 
 # nullb_create NAME [attr=value...]: a null_blk device /dev/NAME, configured
 # through configfs; size is in MiB.
@@ -72,6 +90,14 @@ hotplug_cpus() {
 	local c
 	for c in /sys/devices/system/cpu/cpu[0-9]*; do
 		[ -f "$c/online" ] && echo "${c##*cpu}"
+	done | sort -n
+}
+
+# cpus_all: every CPU, online or not, by number.
+cpus_all() {
+	local c
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		echo "${c##*cpu}"
 	done | sort -n
 }
 
@@ -127,12 +153,61 @@ io_verify() {
 polled_verify() {
 	io_verify "$@" -p
 	case $1 in
-	nvme*)
+	nvme* | dm-*)
 		[ "$IRQS" -lt $((IOS / 10)) ] ||
 			fail "$1: $IOS polled IOs but $IRQS NVMe interrupts: not polled"
 		log "$1: $IOS polled IOs, $IRQS NVMe interrupts"
 		;;
 	esac
+}
+
+# Background verified IO. worker_start NAME CPUS DEV OFFSET ARGS...:
+# uring-io's verify over /dev/DEV from OFFSET (4 MiB unless ARGS say -r)
+# until workers_stop, on CPUS (a taskset list, or "all"), its output in
+# /tmp/NAME.out.
+WORKERS="" WORKER_PIDS=""
+worker_start() {
+	local name=$1 cpus=$2 dev=$3 off=$4
+	shift 4
+	[ "$cpus" != all ] || cpus=0-$(cpus_all | tail -n 1)
+	taskset -c "$cpus" uring-io -d "/dev/$dev" -o verify -O "$off" -r 4M -t 3600 "$@" \
+		> "/tmp/$name.out" 2>&1 &
+	WORKERS="$WORKERS $name"
+	WORKER_PIDS="$WORKER_PIDS $!"
+}
+
+# workers_alive WHEN: every worker still runs.
+workers_alive() {
+	local p n
+	for p in $WORKER_PIDS; do
+		kill -0 "$p" 2> /dev/null && continue
+		for n in $WORKERS; do tail -n 3 "/tmp/$n.out" | sed "s/^/$n: /"; done
+		fail "a worker stopped $1"
+	done
+}
+
+# workers_stop: interrupt the workers; each finishes its pass and prints
+# its summary.
+workers_stop() {
+	[ -n "$WORKER_PIDS" ] || return 0
+	# shellcheck disable=SC2086
+	kill -INT $WORKER_PIDS 2> /dev/null || true
+	# shellcheck disable=SC2086
+	wait $WORKER_PIDS || true
+	WORKER_PIDS=""
+}
+
+# workers_check: each stopped worker verified data and saw no IO error.
+workers_check() {
+	local n out v
+	for n in $WORKERS; do
+		out=$(tail -n 1 "/tmp/$n.out")
+		log "$n: $out"
+		[ "$(field errors "$out")" = 0 ] || { cat "/tmp/$n.out"; fail "$n: IO errors"; }
+		v=$(field verified "$out")
+		[ "${v:-0}" -gt 0 ] || fail "$n: no block verified"
+	done
+	WORKERS=""
 }
 
 # The per-CPU bio cache's statistics (CONFIG_BIO_ALLOC_CACHE_STATS).
@@ -191,6 +266,34 @@ cache_check_balance() {
 	log "$1 balance: $puts puts = $out taken off + $held held"
 }
 
+# cache_held BIOSET [CPU]: bios on the bio_set's lists, on CPU or all CPUs.
+cache_held() {
+	echo $(($(cache_stat "$1" "${2:-all}" nr) + $(cache_stat "$1" "${2:-all}" nr_irq)))
+}
+
+# cache_allocs BIOSET: allocations that asked the bio_set's cache, all CPUs
+# (hits and misses).
+cache_allocs() {
+	echo $(($(cache_stat "$1" all alloc_hit) + $(cache_stat "$1" all alloc_miss)))
+}
+
+# cache_sets: the names of the bio_sets with a cache, one a line. A name is
+# the bio_set's symbol (fs_bio_set, blkdev_dio_pool) or, for device-mapper,
+# the mapped device's disk (dm-0); cache_stat sums the lines of one name.
+cache_sets() {
+	awk '$1 == "bio_set" { next } NF == 12 { print $1 }' "$CACHE_STATS" | sort -u
+}
+
+# cache_has BIOSET: the bio_set has a cache (cache_stat reads 0 otherwise).
+cache_has() {
+	cache_sets | grep -qxF "$1"
+}
+
+# hit_rate_ok HITS MISSES: more than 99% of the cached allocations hit.
+hit_rate_ok() {
+	[ $(($1 * 1000)) -gt $((($1 + $2) * 990)) ]
+}
+
 # bios_cached: bios on the lists of every bio_set, all CPUs.
 bios_cached() {
 	awk '$1 == "bio_set" { next } NF == 12 { s += $11 + $12 } END { print s + 0 }' "$CACHE_STATS"
@@ -223,6 +326,15 @@ karg() {
 	echo "${v:-$2}"
 }
 
+# scaled N: N divided by biotest.timeout_scale (4 on the debug variant), at
+# least 1: how much bulk work a test does on a slow kernel.
+scaled() {
+	local n
+	n=$(($1 / $(karg timeout_scale 1)))
+	[ "$n" -ge 1 ] || n=1
+	echo "$n"
+}
+
 # Fault injection (CONFIG_FAULT_INJECTION_DEBUG_FS): fault_setup NAME
 # PROBABILITY TIMES configures /sys/kernel/debug/NAME to fail that many
 # times at most, quietly (a stack trace per fault would fail the console
@@ -242,4 +354,164 @@ fault_injected() {
 
 fault_off() {
 	echo 0 > "/sys/kernel/debug/$1/probability"
+}
+
+# Device-mapper, through Debian's dmsetup, without udev: libdevmapper makes
+# /dev/mapper/NAME itself; the tests use /dev/dm-N, which devtmpfs makes.
+export DM_DISABLE_UDEV=1
+DMS=""
+
+# dms ARGS...: dmsetup ARGS, without the notice libdevmapper prints on every
+# command when the kernel has no SysV semaphores (for udev synchronisation,
+# which the tests do not use).
+dms() {
+	local rc=0
+	dmsetup --noudevsync "$@" 2> /tmp/dms.err || rc=$?
+	grep -v 'Kernel not configured for semaphores' /tmp/dms.err >&2 || true
+	return $rc
+}
+
+# dm_name_dev NAME: the disk of dm device NAME (dm-N), empty if none.
+dm_name_dev() {
+	local d
+	for d in /sys/block/dm-*; do
+		[ -f "$d/dm/name" ] && [ "$(cat "$d/dm/name")" = "$1" ] && echo "${d##*/}"
+	done
+	return 0
+}
+
+# dm_load NAME TABLE: load TABLE (one target a line) as NAME's inactive
+# table, with a new bio_set, replacing the inactive table if there is one.
+dm_load() {
+	printf '%s\n' "$2" | dms reload "$1" || fail "dmsetup reload $1 failed"
+}
+
+# dm_swap NAME TABLE: load TABLE, then resume, which suspends NAME, swaps the
+# table in (freeing the old table's bio_sets, and with them any bios cached
+# there) and resumes.
+dm_swap() {
+	dm_load "$1" "$2"
+	dms resume "$1" || fail "dmsetup resume $1 failed"
+}
+
+# dm_create NAME TABLE: a dm device whose bio_set has the per-CPU cache
+# (unless bio_alloc_cache=off), as /dev/$DM_DEV. 6.12 gives a bio-based
+# table's bio_set (io_bs) the cache only if the mapped device's queue polls
+# when the table is loaded (dm_table_alloc_md_mempools()); the first table
+# is loaded before the queue has any limits, so its io_bs never has it. A
+# second load of the same table, swapped in, has it. DM_FIRST_CACHED tells
+# whether the first did.
+dm_create() {
+	printf '%s\n' "$2" | dms create "$1" || fail "dmsetup create $1 failed"
+	DMS="$DMS $1"
+	DM_DEV=$(dm_name_dev "$1")
+	[ -n "$DM_DEV" ] && [ -b "/dev/$DM_DEV" ] || fail "dm device $1: no /dev/dm-N"
+	DM_FIRST_CACHED=0
+	cache_has "$DM_DEV" && DM_FIRST_CACHED=1
+	dm_swap "$1" "$2"
+	[ "$(cache_info enabled)" = 0 ] || cache_has "$DM_DEV" ||
+		fail "$1 ($DM_DEV): no bio_set with a cache after reload and resume"
+	log "dm $1: $DM_DEV, $(echo "$2" | tr '\n' ';')" \
+		"(io_poll=$(cat "/sys/block/$DM_DEV/queue/io_poll"))"
+}
+
+# dm_fill_cpus DEV: leave bios cached in DEV's bio_set on every CPU, on both
+# lists: polled reads on each CPU, 32 at a time (their bios go back to the
+# task list), then 8 reads completed by the device's interrupt (on a
+# null_blk with irqmode=2, in hard IRQ: onto the IRQ list, too few to be
+# spliced back). Checks that every CPU holds bios on both lists; logs them.
+dm_fill_cpus() {
+	local c l held=""
+	for c in $(cpus_all); do
+		taskset -c "$c" uring-io -d "/dev/$1" -o read -p -q 32 -c 32 -n 256 > /dev/null ||
+			fail "polled reads on $1, cpu$c, failed"
+		taskset -c "$c" uring-io -d "/dev/$1" -o read -q 4 -n 8 > /dev/null ||
+			fail "reads on $1, cpu$c, failed"
+	done
+	for c in $(cpus_all); do
+		for l in nr nr_irq; do
+			[ "$(cache_stat "$1" "$c" $l)" -gt 0 ] ||
+				fail "$1: cpu$c's $l is 0 after polled and interrupt-completed reads there"
+		done
+		held="$held cpu$c=$(cache_stat "$1" "$c" nr)+$(cache_stat "$1" "$c" nr_irq)"
+	done
+	log "$1 holds (task+IRQ list):$held"
+}
+
+dm_cleanup() {
+	local n
+	for n in $DMS; do
+		dms info "$n" > /dev/null 2>&1 || continue
+		dms remove "$n" || dms remove --force "$n" || true
+	done
+	return 0
+}
+
+# nvme_find SERIAL NSID: sets NVME_BLK (nvmeXnY) and NVME_CHR (ngXnY), the
+# block and passthrough character devices of namespace NSID of the NVMe
+# controller with that serial (scripts/run-guest.sh: biocache0, biocache1).
+# The guest probes controllers and scans namespaces asynchronously, so
+# nvmeX need not be the Xth controller; this waits for them.
+nvme_find() {
+	local i d
+	NVME_BLK=""
+	for i in $(seq 100); do
+		for d in /sys/block/nvme*n*; do
+			[ -f "$d/nsid" ] && [ -f "$d/device/serial" ] || continue
+			[ "$(cat "$d/nsid")" = "$2" ] || continue
+			[ "$(tr -d ' ' < "$d/device/serial")" = "$1" ] || continue
+			NVME_BLK=${d##*/}
+		done
+		[ -n "$NVME_BLK" ] && [ -b "/dev/$NVME_BLK" ] && break
+		sleep 0.2
+	done
+	[ -n "$NVME_BLK" ] ||
+		fail "no namespace $2 on an NVMe controller with serial $1" \
+			"(scripts/run-guest.sh attaches biocache0 and biocache1, only biocache0 with NVME=null)"
+	[ -b "/dev/$NVME_BLK" ] || fail "no /dev/$NVME_BLK"
+	NVME_CHR=ng${NVME_BLK#nvme}
+	[ -e "/sys/class/nvme-generic/$NVME_CHR" ] && [ -c "/dev/$NVME_CHR" ] ||
+		fail "$NVME_BLK has no passthrough character device /dev/$NVME_CHR"
+}
+
+# nvme_keeps_writes DEV: what is written to NVMe namespace DEV reads back
+# (it does not with NVME=null, whose backend drops writes).
+nvme_keeps_writes() {
+	uring-io -d "/dev/$1" -o verify -b 4k -B 4k -q 1 -r 64k > /dev/null ||
+		fail "$1 does not read back what was written: its backend drops writes (NVME=null?)"
+}
+
+# NVMe passthrough (io_uring IORING_OP_URING_CMD on /dev/ngXnY) allocates
+# its bios from fs_bio_set.
+FS_BIOSET=fs_bio_set
+
+# fio_pt CHR ARGS...: fio 3.33's io_uring_cmd engine on /dev/CHR: random
+# 4 KiB writes over 8 MiB, then every block read back and checked (crc32c);
+# ARGS add or override options (--size=, --hipri=1, --fixedbufs=1). Prints fio's
+# summary; sets FIO_READS and FIO_WRITES (commands issued) and IRQS (NVMe
+# interrupts meanwhile).
+fio_pt() {
+	local chr=$1 out irq0 rw
+	shift
+	irq0=$(nvme_irqs)
+	log "fio io_uring_cmd on $chr $*"
+	out=$(fio --name=pt --filename="/dev/$chr" --ioengine=io_uring_cmd --cmd_type=nvme \
+		--rw=randwrite --bs=4k --iodepth=16 --size=8M --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 --disk_util=0 "$@" 2>&1) || {
+		echo "$out"
+		case $out in
+		*shm*) fail "fio cannot allocate its job area: it needs SysV shared memory (CONFIG_SYSVIPC)" ;;
+		esac
+		fail "fio on $chr failed"
+	}
+	IRQS=$(($(nvme_irqs) - irq0))
+	echo "$out" | grep -E 'err=|issued rwts|IOPS'
+	# fio 3.33 may exit 0 after some errors: read its report
+	echo "$out" | grep -q 'err= 0:' || { echo "$out"; fail "fio on $chr reported an error"; }
+	rw=$(echo "$out" | sed -n 's/.*issued rwts: total=\([0-9]*\),\([0-9]*\),.*/\1 \2/p')
+	[ -n "$rw" ] || { echo "$out"; fail "no 'issued rwts' in fio's report"; }
+	FIO_READS=${rw% *}
+	FIO_WRITES=${rw#* }
+	[ "$FIO_WRITES" -gt 0 ] && [ "$FIO_READS" = "$FIO_WRITES" ] ||
+		fail "fio wrote $FIO_WRITES blocks and read back $FIO_READS"
 }

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# NVMe passthrough, the cache's third user: NVMe I/O commands sent through
+# io_uring (IORING_OP_URING_CMD) on a namespace's character device
+# (/dev/ngXnY) map the user buffer into a bio from fs_bio_set and ask for
+# its cache, polled or not; the bio is freed by task_work in the submitting
+# task, whatever completed the command.
+#  - fio 3.33's io_uring_cmd engine: random 4 KiB writes, every block read
+#    back and checked, with IOPOLL (completed without interrupts) and
+#    without, and from registered buffers; one cached allocation from
+#    fs_bio_set per command.
+#  - Exact counts (nvme-pt): N reads take N bios through fs_bio_set's
+#    cache, more than 99% hits once warm, and put N back on its task list,
+#    none on the IRQ list even when the device's interrupt completed them;
+#    the direct-IO bio_set is not touched. Polled: fewer NVMe interrupts
+#    than N/10; not polled, at queue depth 1: at least N/2.
+#  - Which buffers go through the cache (data verified in each case): up to
+#    4 pages, 4-byte aligned, yes (4 KiB, 16 KiB, 4 KiB at offset 4); 5
+#    pages or more no (16 KiB at offset 512, 32 KiB); a registered buffer
+#    of any size yes (32 KiB); a buffer not 4-byte aligned is bounced, no.
+. /tests/lib.sh
+
+cpu=1
+[ -f /sys/devices/system/cpu/cpu$cpu/online ] || fail "no cpu$cpu"
+nvme_find biocache0 1
+blk=$NVME_BLK chr=$NVME_CHR
+nvme_keeps_writes "$blk"
+lba=$(cat /sys/block/$blk/queue/logical_block_size)
+log "namespace 1 of biocache0: /dev/$blk, /dev/$chr, $lba-byte blocks"
+cache_has $FS_BIOSET || fail "$FS_BIOSET has no cache"
+
+# fio, verified, polled and not
+size=$(scaled 8)M
+for opts in "" "--hipri=1" "--fixedbufs=1"; do
+	a0=$(cache_allocs $FS_BIOSET)
+	# shellcheck disable=SC2086
+	fio_pt "$chr" --size=$size $opts
+	n=$((FIO_READS + FIO_WRITES))
+	expect_eq "$FS_BIOSET cached allocations for fio's $n commands ($opts)" \
+		$(($(cache_allocs $FS_BIOSET) - a0)) $n
+	case $opts in
+	*hipri*)
+		[ "$IRQS" -lt $((n / 10)) ] || fail "$n polled commands but $IRQS NVMe interrupts: not polled"
+		log "$n polled commands, $IRQS NVMe interrupts"
+		;;
+	esac
+done
+
+# nvme-pt, verified, polled and not
+for poll in "" -p; do
+	out=$(nvme-pt -d /dev/$chr -L $lba -o verify -b 512 -B 16k -q 8 -r 2M $poll) ||
+		{ echo "$out"; fail "verified passthrough IO ${poll:+(IOPOLL) }on $chr failed"; }
+	echo "$out"
+done
+
+# exact counts: N reads of 4 KiB at queue depth 1 on one CPU, after a warm-up
+n=$(scaled 2000)
+for poll in -p ""; do
+	taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -o read -b 4k -q 1 -n 200 $poll > /dev/null ||
+		fail "passthrough reads failed"
+	h0=$(cache_stat $FS_BIOSET all alloc_hit)
+	m0=$(cache_stat $FS_BIOSET all alloc_miss)
+	pt0=$(cache_stat $FS_BIOSET all put_task)
+	pi0=$(cache_stat $FS_BIOSET all put_irq)
+	dio0=$(cache_allocs $DIO_BIOSET)
+	irq0=$(nvme_irqs)
+	out=$(taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -o read -b 4k -q 1 -n $n $poll) ||
+		{ echo "$out"; fail "passthrough reads failed"; }
+	irqs=$(($(nvme_irqs) - irq0))
+	hits=$(($(cache_stat $FS_BIOSET all alloc_hit) - h0))
+	misses=$(($(cache_stat $FS_BIOSET all alloc_miss) - m0))
+	what="$n reads${poll:+ (IOPOLL)}"
+	log "$what: $hits hits, $misses misses, $irqs NVMe interrupts"
+	expect_eq "$FS_BIOSET cached allocations for $what" $((hits + misses)) $n
+	hit_rate_ok $hits $misses || fail "$FS_BIOSET: hit rate $hits/$((hits + misses)) is not above 99%"
+	expect_eq "$FS_BIOSET task puts for $what" $(($(cache_stat $FS_BIOSET all put_task) - pt0)) $n
+	expect_eq "$FS_BIOSET IRQ puts for $what" $(($(cache_stat $FS_BIOSET all put_irq) - pi0)) 0
+	expect_eq "$DIO_BIOSET allocations for $what" $(($(cache_allocs $DIO_BIOSET) - dio0)) 0
+	if [ -n "$poll" ]; then
+		[ "$irqs" -lt $((n / 10)) ] || fail "$what: $irqs NVMe interrupts: not polled"
+	else
+		[ "$irqs" -ge $((n / 2)) ] || fail "$what: only $irqs NVMe interrupts"
+	fi
+done
+cache_check_bound $FS_BIOSET
+cache_check_balance $FS_BIOSET
+
+# cached or not, by the buffer's shape: verified IO of 256 KiB each, whose
+# commands (one write and one read each) are counted
+# pt_shape WANT ARGS...: WANT is "all" (every command cached) or "none"
+pt_shape() {
+	local want=$1 a0 out ios got
+	shift
+	a0=$(cache_allocs $FS_BIOSET)
+	out=$(nvme-pt -d /dev/$chr -L $lba -o verify -q 4 -r 256k -p "$@") ||
+		{ echo "$out"; fail "verified passthrough IO ($*) failed"; }
+	ios=$(field ios "$out")
+	got=$(($(cache_allocs $FS_BIOSET) - a0))
+	log "$*: $ios commands, $got cached allocations"
+	case $want in
+	all) expect_eq "cached allocations for $ios commands ($*)" "$got" "$ios" ;;
+	none) expect_eq "cached allocations for $ios commands ($*)" "$got" 0 ;;
+	esac
+}
+pt_shape all -b 4k
+pt_shape all -b 16k
+pt_shape all -b 4k -a 4
+pt_shape none -b 16k -a 512
+pt_shape none -b 32k
+pt_shape all -b 32k -X
+pt_shape none -b 4k -a 1
+cache_check_balance $FS_BIOSET
