@@ -2,18 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn the results of tests/guest/bench/bench.sh into figures.
 
-Arguments: NAME=RESULTS.KTAP for each configuration (c, rust, off), whose
-"# RESULT name=W rep=R ops=N ns=T" lines were measured under -icount
-shift=0,sleep=off: T is a number of guest instructions. For each
-configuration and workload: the median of T/N over the repetitions (guest
-instructions per IO, or per bio_alloc_bioset() + bio_put() pair), the
-minimum, the maximum and the spread (max - min) / median, flagged above 1%.
+Arguments: NAME=RESULTS.KTAP[,RESULTS.KTAP...] for each configuration (c,
+rust, off), one file per boot, whose "# RESULT name=W rep=R ops=N ns=T"
+lines were measured under -icount shift=0,sleep=off: T is a number of guest
+instructions. For each
+configuration and workload: the median of T/N over the repetitions of every
+boot (guest instructions per IO, or per bio_alloc_bioset() + bio_put()
+pair), the minimum, the maximum and the spread (max - min) / median, flagged
+above 1%.
 
 Prints a table and what the cache saves (no cache minus cache) with each
-implementation, writes --json (one record per configuration and workload,
-and the savings) and --svg (through Debian's gnuplot, when it is installed:
-each configuration's cost relative to the C cache, on an axis where 1%
-shows, the per-pair figures, and the savings).
+implementation. With two boots of the C cache, its second boot read against
+its first as the Rust cache is against the C cache ("c 2nd/1st") shows how
+far two boots of one kernel differ: the noise floor of every Rust/C figure.
+Writes --json (one record per configuration and workload, and the savings)
+and --svg (through Debian's gnuplot, when it is installed: the Rust cache's
+cost relative to the C cache and the second boot's relative to the first, on
+an axis where a tenth of a percent shows, the per-pair figures, and the
+savings).
 """
 
 import argparse
@@ -24,6 +30,10 @@ import subprocess
 import sys
 
 SPREAD_LIMIT = 0.01
+# The C cache's first and second boots, read against each other.
+FIRST, SECOND = "c#1", "c#2"
+# (configuration, the one it is read against, title)
+COMPARISONS = [("rust", "c", "rust/c"), (SECOND, FIRST, "c 2nd/1st")]
 
 WORKLOADS = [
     ("nullb-qd128", "null_blk, QD 128, batches of 32", "IO"),
@@ -56,37 +66,43 @@ def chart(svg, names, by, savings):
     what each cache saves per IO and per pair."""
     dat = svg + ".dat"
     ratio = []
+    pairs = [(x, ref, t) for x, ref, t in COMPARISONS if any((x, w) in by for w, _, _ in WORKLOADS)]
     for w, _, _ in WORKLOADS:
-        c, r = by.get(("c", w)), by.get(("rust", w))
-        if c is not None and r is not None:
-            noisy = "*" if (r["flagged"] or c["flagged"]) else ""
-            ratio.append((w + noisy, 100 * (r["median"] / c["median"] - 1)))
+        rs = [(by.get((x, w)), by.get((ref, w))) for x, ref, _ in pairs]
+        if any(x is None or ref is None for x, ref in rs):
+            continue
+        noisy = "*" if any(x["flagged"] or ref["flagged"] for x, ref in rs) else ""
+        ratio.append((w + noisy, [100 * (x["median"] / ref["median"] - 1) for x, ref in rs]))
     with open(dat, "w") as f:
-        f.write("# Rust / C - 1, in percent\n")
-        for lab, v in ratio:
-            f.write(f'"{lab}" {v:.3f}\n')
-        f.write("\n\n# per pair\nworkload " + " ".join(names) + "\n")
+        f.write("# X / reference - 1, in percent: workload "
+                + " ".join(t for _, _, t in pairs) + "\n")
+        for lab, vs in ratio:
+            f.write(f'"{lab}" ' + " ".join(f"{v:.3f}" for v in vs) + "\n")
+        f.write("\n\n# per pair: workload " + " ".join(names) + "\n")
         for w in ("pair-hit", "pair-splice", "pair-off"):
             f.write(w + " " + " ".join(str(by[(n, w)]["median"]) if (n, w) in by else "NaN"
                                        for n in names) + "\n")
-        f.write("\n\n# saving\nworkload c rust\n")
+        f.write("\n\n# saving: workload c rust\n")
         for row in savings:
             f.write(f"{row['workload']} {row['c']} {row['rust']}\n")
-    lo = min([v for _, v in ratio] + [-1.0]) - 0.5
-    hi = max([v for _, v in ratio] + [5.0]) + 1.0
+    lo = min([v for _, vs in ratio for v in vs] + [-1.0]) - 0.5
+    hi = max([v for _, vs in ratio for v in vs] + [5.0]) + 1.0
     # Clustered boxes at explicit positions, each with its value on top.
-    def clustered(index, cols, titles):
+    def clustered(index, cols, titles, fmt="%.0f"):
         k, w = len(cols), 0.8 / len(cols)
         out = []
         for i, (col, title) in enumerate(zip(cols, titles)):
             x = f"($0 + {(i - (k - 1) / 2) * w:.3f})"
             out.append(f"'{dat}' index {index} using {x}:{col}:({w:.3f}){':xtic(1)' if i == 0 else ''}"
                        f" with boxes title '{title}'")
-            out.append(f"'' index {index} using {x}:{col}:(sprintf('%.0f', ${col}))"
-                       " with labels offset 0,0.7 notitle")
+            out.append(f"'' index {index} using {x}:{col}:(sprintf('{fmt}', ${col}))"
+                       " with labels offset 0,0.7 font ',8' notitle")
         return ", ".join(out)
 
     titles = {"c": "C cache", "rust": "Rust cache", "off": "no cache"}
+    rel = clustered(0, [i + 2 for i in range(len(pairs))],
+                    ["Rust cache / C cache" if x == "rust" else "C cache, 2nd boot / 1st (noise)"
+                     for x, _, _ in pairs], fmt="%+.2f%%")
     per_pair = clustered(1, [i + 2 for i in range(len(names))], [titles.get(n, n) for n in names])
     saved = clustered(2, [2, 3], ["C cache", "Rust cache"])
     script = f"""
@@ -97,7 +113,7 @@ set multiplot layout 3,1 title "Guest instructions under QEMU -icount (median of
 set style fill solid 0.8 border -1
 set grid ytics
 set boxwidth 0.6
-set title "Rust cache relative to C cache: (Rust - C) / C, in percent (0: same cost)"
+set title "Rust cache relative to C cache, and the C kernel's second boot relative to its first (the noise floor), in percent"
 set yrange [{lo:.2f}:{hi:.2f}]
 set ylabel 'percent more than C'
 set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lw 2 lc rgb 'black'
@@ -105,15 +121,15 @@ set arrow 2 from graph 0, first 0.5 to graph 1, first 0.5 nohead dt 2 lc rgb 're
 set arrow 3 from graph 0, first 5 to graph 1, first 5 nohead dt 3 lc rgb 'red'
 set label 1 'per IO: +0.5%' at graph 0.01, first 0.5 offset 0,0.6 tc rgb 'red'
 set label 2 'per pair: +5%' at graph 0.01, first 5 offset 0,0.6 tc rgb 'red'
-plot '{dat}' index 0 using 0:2:xtic(1) with boxes notitle lc rgb '#4477aa', \\
-     '' index 0 using 0:2:(sprintf('%+.2f%%', $2)) with labels offset 0,0.8 notitle
+set key top center
+set xrange [-0.6:*]
+plot {rel}
 unset arrow 1; unset arrow 2; unset arrow 3; unset label 1; unset label 2
 set title "bio_alloc_bioset() + bio_put(), per pair"
 set yrange [0:*]
-set xrange [-0.6:*]
 set ylabel 'instructions per pair'
-set key top left
 plot {per_pair}
+set key outside right top vertical
 set title "What the cache saves: no cache minus cache, per IO, and per pair (no cache minus hit, splice)"
 set ylabel 'instructions saved'
 plot {saved}
@@ -127,18 +143,26 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--svg")
-    ap.add_argument("configs", nargs="+", help="NAME=results.ktap")
+    ap.add_argument("configs", nargs="+", help="NAME=results.ktap[,results.ktap...], one per boot")
     args = ap.parse_args()
 
-    names, data = [], {}
+    names, data, boots = [], {}, {}
     for c in args.configs:
-        name, path = c.split("=", 1)
+        name, paths = c.split("=", 1)
         names.append(name)
-        data[name] = parse(path)
+        per_boot = [parse(p) for p in paths.split(",")]
+        boots[name] = len(per_boot)
+        data[name] = {}
+        for runs in per_boot:
+            for w, vals in runs.items():
+                data[name].setdefault(w, []).extend(vals)
+        if name == "c" and len(per_boot) >= 2:
+            data[FIRST], data[SECOND] = per_boot[0], per_boot[1]
+            boots[FIRST] = boots[SECOND] = 1
 
     records = []
     for w, _, unit in WORKLOADS:
-        for n in names:
+        for n in data:
             vals = data[n].get(w)
             if not vals:
                 continue
@@ -147,20 +171,23 @@ def main():
             records.append({
                 "config": n, "workload": w, "unit": f"guest instructions per {unit}",
                 "median": round(med, 1), "min": round(min(vals), 1), "max": round(max(vals), 1),
-                "spread": round(spread, 5), "reps": len(vals),
+                "spread": round(spread, 5), "reps": len(vals), "boots": boots[n],
                 "flagged": spread > SPREAD_LIMIT,
             })
 
     by = {(r["config"], r["workload"]): r for r in records}
     print()
     print("Guest instructions (QEMU TCG, -icount shift=0,sleep=off), median of the repetitions;")
-    print("spread = (max - min) / median, '!' above 1%. rust/c is the ratio of the medians.")
+    print("boots: " + ", ".join(f"{n} {boots[n]}" for n in names) + ". Spread = (max - min) / median,"
+          " '!' above 1%.")
+    print("rust/c is the ratio of the medians; c 2nd/1st, the same for two boots of the C kernel,")
+    print("is how far a ratio moves by noise.")
     shown = [(w, f"{label} (per {unit})") for w, label, unit in WORKLOADS
              if any((n, w) in by for n in names)]
     width = max(len(label) for _, label in shown) + 1
     header = f"{'workload':<{width}}" + "".join(f"{n:>16}" for n in names)
-    if "c" in names and "rust" in names:
-        header += f"{'rust/c':>9}"
+    ratios = [(x, ref, t) for x, ref, t in COMPARISONS if x in data and ref in data]
+    header += "".join(f"{t:>11}" for _, _, t in ratios)
     print(header)
     for w, label in shown:
         row = f"{label:<{width}}"
@@ -171,13 +198,15 @@ def main():
                 continue
             cell = f"{r['median']:.0f} ±{100 * r['spread']:.2f}%{'!' if r['flagged'] else ' '}"
             row += f"{cell:>16}"
-        if ("c", w) in by and ("rust", w) in by:
-            c, rust = by[("c", w)], by[("rust", w)]
+        for n, ref, _ in ratios:
+            c, x = by.get((ref, w)), by.get((n, w))
+            if c is None or x is None:
+                row += f"{'-':>11}"
             # A ratio of two figures that do not repeat means nothing.
-            if c["flagged"] or rust["flagged"]:
-                row += f"{'(noise)':>9}"
+            elif c["flagged"] or x["flagged"]:
+                row += f"{'(noise)':>11}"
             else:
-                row += f"{rust['median'] / c['median']:>9.3f}"
+                row += f"{x['median'] / c['median']:>11.3f}"
         print(row)
 
     # What the cache saves: no cache minus cache, per IO and per pair.
@@ -189,7 +218,7 @@ def main():
             if off is None or w == "pair-off":
                 continue
             row = {"workload": w, "label": label, "unit": unit}
-            for n in ("c", "rust"):
+            for n in ("c", "rust", FIRST, SECOND):
                 r = by.get((n, w))
                 if r is not None:
                     row[n] = off["median"] - r["median"]
@@ -198,16 +227,26 @@ def main():
         if savings:
             print()
             print("What the cache saves (no cache minus cache), and the share of the C cache's")
-            print("saving the Rust cache keeps:")
+            print("saving the Rust cache keeps" + (" (and the C cache's second boot of its first: noise):"
+                                                  if SECOND in data else ":"))
             for row in savings:
-                keep = f"{100 * row['rust'] / row['c']:.1f}%" if row["c"] else "-"
-                print(f"  {row['label'] + ' (per ' + row['unit'] + ')':<{width}} C {row['c']:7.0f}"
-                      f"   Rust {row['rust']:7.0f}   Rust keeps {keep}")
-                records.append({"config": "saving", "workload": row["workload"],
-                                "unit": f"guest instructions per {row['unit']}",
-                                "c": round(row["c"], 1), "rust": round(row["rust"], 1),
-                                "rust_keeps": round(row["rust"] / row["c"], 4) if row["c"]
-                                else None})
+                rec = {"config": "saving", "workload": row["workload"],
+                       "unit": f"guest instructions per {row['unit']}"}
+                line = f"  {row['label'] + ' (per ' + row['unit'] + ')':<{width}} C {row['c']:7.0f}"
+                rec["c"] = round(row["c"], 1)
+                for n, ref, title, key in (("rust", "c", "Rust", "rust"),
+                                           (SECOND, FIRST, "C 2nd boot", "c_second_boot")):
+                    if n not in row or ref not in row:
+                        continue
+                    keep = row[n] / row[ref] if row[ref] else None
+                    line += f"   {title} {row[n]:4.0f}, keeps "
+                    line += f"{100 * keep:5.1f}%" if keep is not None else "    -"
+                    if n == SECOND:
+                        line += f" of {row[ref]:.0f}"
+                    rec[key] = round(row[n], 1)
+                    rec[key + "_keeps"] = round(keep, 4) if keep is not None else None
+                print(line)
+                records.append(rec)
 
     if args.json:
         with open(args.json, "w") as f:
