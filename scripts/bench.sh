@@ -7,10 +7,8 @@
 # shift=0,sleep=off, so that the guest clock counts instructions, and runs
 # tests/guest/bench/bench.sh in three configurations: on the C cache, on the
 # Rust cache, and on the C kernel with bio_alloc_cache=off, each in BOOTS
-# boots (default 2). The repetitions of one boot agree to 1-2 instructions per
-# IO, but two boots of one kernel can differ by 3-4 (null_blk at QD 1), as
-# much as the C and Rust kernels do: the figures are medians over every
-# boot's repetitions, and the C cache's second boot against its first is the
+# boots (default 2). The figures are medians over every boot's
+# repetitions, and the C kernel's second boot read against its first is the
 # noise floor against which the Rust/C figures are read.
 # scripts/bench-report.py turns the results into a table, $BUILD/bench.json
 # and $BUILD/bench.svg. The NVMe is backed by QEMU's null-co driver, which
@@ -19,11 +17,19 @@
 # that polling for it costs the same number of instructions every time.
 . "$(dirname "$0")/lib.sh"
 
+# What is measured runs on the last CPU (tests/guest/bench/bench.sh): take it
+# out of the scheduler's domains and away from unmanaged IRQs, so that no
+# load balancing, unbound kworker or IRQ lands on it. The figures still
+# differ from boot to boot: one kernel's take one of two or three values per
+# boot, up to 3-4 instructions per IO apart (null_blk at QD 1: 4287.6 and
+# 4290.9 in two boots of the C kernel), as far apart as the two caches, hence
+# the BOOTS and the noise floor.
+isolate="isolcpus=$((${SMP:-2} - 1)) irqaffinity=0"
 # name kernel extra-command-line
 configs=(
-	"c c-bench"
-	"rust rust-bench"
-	"off c-bench bio_alloc_cache=off"
+	"c c-bench $isolate"
+	"rust rust-bench $isolate"
+	"off c-bench $isolate bio_alloc_cache=off"
 )
 boots=${BOOTS:-2}
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "BOOTS=$boots: expected a number of boots, 1 or more"
@@ -32,18 +38,23 @@ for k in c-bench rust-bench; do
 done
 "$TOP/scripts/mkinitramfs.sh"
 
-runs=()
-for c in "${configs[@]}"; do
-	read -r name kernel args <<< "$c"
-	paths=
-	for b in $(seq "$boots"); do
+# Boots in turn (c, rust, off, c, rust, off, ...), so that whatever drifts
+# between boots falls on every configuration alike.
+declare -A paths
+for b in $(seq "$boots"); do
+	for c in "${configs[@]}"; do
+		read -r name kernel args <<< "$c"
 		run=bench-$name-$b
 		ACCEL=tcg NVME=null "$TOP/scripts/run-guest.sh" -l -n "$run" -t bench -T 3600 \
 			-q "-icount shift=0,sleep=off" -a "$args" "$kernel" ||
 			die "bench on $name, boot $b, failed (results: $BUILD/runs/$kernel/$run)"
-		paths+=${paths:+,}$BUILD/runs/$kernel/$run/results.ktap
+		paths[$name]+=${paths[$name]:+,}$BUILD/runs/$kernel/$run/results.ktap
 	done
-	runs+=("$name=$paths")
+done
+runs=()
+for c in "${configs[@]}"; do
+	read -r name _ <<< "$c"
+	runs+=("$name=${paths[$name]}")
 done
 python3 "$TOP/scripts/bench-report.py" --json "$BUILD/bench.json" --svg "$BUILD/bench.svg" \
 	"${runs[@]}"
