@@ -5,11 +5,10 @@
 Arguments: NAME=RESULTS.KTAP[,RESULTS.KTAP...] for each configuration (c,
 rust, off), one file per boot, whose "# RESULT name=W rep=R ops=N ns=T"
 lines were measured under -icount shift=0,sleep=off: T is a number of guest
-instructions. For each
-configuration and workload: the median of T/N over the repetitions of every
-boot (guest instructions per IO, or per bio_alloc_bioset() + bio_put()
-pair), the minimum, the maximum and the spread (max - min) / median, flagged
-above 1%.
+instructions. For each configuration and workload: the median of T/N over
+the repetitions of every boot (guest instructions per IO, or per
+bio_alloc_bioset() + bio_put() pair), the minimum, the maximum and the
+spread (max - min) / median, flagged above 1%.
 
 Prints a table and what the cache saves (no cache minus cache) with each
 implementation. With two boots of the C cache, its second boot read against
@@ -23,6 +22,7 @@ savings).
 """
 
 import argparse
+import collections
 import json
 import shutil
 import statistics
@@ -32,8 +32,14 @@ import sys
 SPREAD_LIMIT = 0.01
 # The C cache's first and second boots, read against each other.
 FIRST, SECOND = "c#1", "c#2"
-# (configuration, the one it is read against, title)
-COMPARISONS = [("rust", "c", "rust/c"), (SECOND, FIRST, "c 2nd/1st")]
+# A configuration read against another: its ratio's column in the table, its
+# bars' title in the chart, its title and JSON key in the savings.
+Comparison = collections.namedtuple("Comparison", "config ref column legend saving key")
+COMPARISONS = [
+    Comparison("rust", "c", "rust/c", "Rust cache / C cache", "Rust", "rust"),
+    Comparison(SECOND, FIRST, "c 2nd/1st", "C cache, 2nd boot / 1st (noise)", "C 2nd boot",
+               "c_second_boot"),
+]
 
 WORKLOADS = [
     ("nullb-qd128", "null_blk, QD 128, batches of 32", "IO"),
@@ -60,22 +66,21 @@ def parse(path):
     return runs
 
 
-def chart(svg, names, by, savings):
+def chart(svg, names, by, comparisons, savings):
     """Three panels: the Rust cache's cost relative to the C cache, in percent,
     on an axis where a tenth of a percent shows; the per-pair figures; and
     what each cache saves per IO and per pair."""
     dat = svg + ".dat"
     ratio = []
-    pairs = [(x, ref, t) for x, ref, t in COMPARISONS if any((x, w) in by for w, _, _ in WORKLOADS)]
     for w, _, _ in WORKLOADS:
-        rs = [(by.get((x, w)), by.get((ref, w))) for x, ref, _ in pairs]
+        rs = [(by.get((cmp.config, w)), by.get((cmp.ref, w))) for cmp in comparisons]
         if any(x is None or ref is None for x, ref in rs):
             continue
         noisy = "*" if any(x["flagged"] or ref["flagged"] for x, ref in rs) else ""
         ratio.append((w + noisy, [100 * (x["median"] / ref["median"] - 1) for x, ref in rs]))
     with open(dat, "w") as f:
         f.write("# X / reference - 1, in percent: workload "
-                + " ".join(t for _, _, t in pairs) + "\n")
+                + " ".join(cmp.column for cmp in comparisons) + "\n")
         for lab, vs in ratio:
             f.write(f'"{lab}" ' + " ".join(f"{v:.3f}" for v in vs) + "\n")
         f.write("\n\n# per pair: workload " + " ".join(names) + "\n")
@@ -100,9 +105,8 @@ def chart(svg, names, by, savings):
         return ", ".join(out)
 
     titles = {"c": "C cache", "rust": "Rust cache", "off": "no cache"}
-    rel = clustered(0, [i + 2 for i in range(len(pairs))],
-                    ["Rust cache / C cache" if x == "rust" else "C cache, 2nd boot / 1st (noise)"
-                     for x, _, _ in pairs], fmt="%+.2f%%")
+    rel = clustered(0, [i + 2 for i in range(len(comparisons))],
+                    [cmp.legend for cmp in comparisons], fmt="%+.2f%%")
     per_pair = clustered(1, [i + 2 for i in range(len(names))], [titles.get(n, n) for n in names])
     saved = clustered(2, [2, 3], ["C cache", "Rust cache"])
     script = f"""
@@ -176,18 +180,19 @@ def main():
             })
 
     by = {(r["config"], r["workload"]): r for r in records}
+    comparisons = [cmp for cmp in COMPARISONS if cmp.config in data and cmp.ref in data]
     print()
     print("Guest instructions (QEMU TCG, -icount shift=0,sleep=off), median of the repetitions;")
     print("boots: " + ", ".join(f"{n} {boots[n]}" for n in names) + ". Spread = (max - min) / median,"
           " '!' above 1%.")
-    print("rust/c is the ratio of the medians; c 2nd/1st, the same for two boots of the C kernel,")
-    print("is how far a ratio moves by noise.")
+    print("rust/c is the ratio of the medians" + (
+        "; c 2nd/1st, the same for two boots of the C kernel,\nis how far a ratio moves by noise."
+        if SECOND in data else "."))
     shown = [(w, f"{label} (per {unit})") for w, label, unit in WORKLOADS
              if any((n, w) in by for n in names)]
     width = max(len(label) for _, label in shown) + 1
     header = f"{'workload':<{width}}" + "".join(f"{n:>16}" for n in names)
-    ratios = [(x, ref, t) for x, ref, t in COMPARISONS if x in data and ref in data]
-    header += "".join(f"{t:>11}" for _, _, t in ratios)
+    header += "".join(f"{cmp.column:>11}" for cmp in comparisons)
     print(header)
     for w, label in shown:
         row = f"{label:<{width}}"
@@ -198,8 +203,8 @@ def main():
                 continue
             cell = f"{r['median']:.0f} ±{100 * r['spread']:.2f}%{'!' if r['flagged'] else ' '}"
             row += f"{cell:>16}"
-        for n, ref, _ in ratios:
-            c, x = by.get((ref, w)), by.get((n, w))
+        for cmp in comparisons:
+            c, x = by.get((cmp.ref, w)), by.get((cmp.config, w))
             if c is None or x is None:
                 row += f"{'-':>11}"
             # A ratio of two figures that do not repeat means nothing.
@@ -218,7 +223,7 @@ def main():
             if off is None or w == "pair-off":
                 continue
             row = {"workload": w, "label": label, "unit": unit}
-            for n in ("c", "rust", FIRST, SECOND):
+            for n in {"c"} | {n for cmp in comparisons for n in (cmp.config, cmp.ref)}:
                 r = by.get((n, w))
                 if r is not None:
                     row[n] = off["median"] - r["median"]
@@ -234,17 +239,17 @@ def main():
                        "unit": f"guest instructions per {row['unit']}"}
                 line = f"  {row['label'] + ' (per ' + row['unit'] + ')':<{width}} C {row['c']:7.0f}"
                 rec["c"] = round(row["c"], 1)
-                for n, ref, title, key in (("rust", "c", "Rust", "rust"),
-                                           (SECOND, FIRST, "C 2nd boot", "c_second_boot")):
+                for cmp in comparisons:
+                    n, ref = cmp.config, cmp.ref
                     if n not in row or ref not in row:
                         continue
                     keep = row[n] / row[ref] if row[ref] else None
-                    line += f"   {title} {row[n]:4.0f}, keeps "
+                    line += f"   {cmp.saving} {row[n]:4.0f}, keeps "
                     line += f"{100 * keep:5.1f}%" if keep is not None else "    -"
-                    if n == SECOND:
+                    if ref != "c":
                         line += f" of {row[ref]:.0f}"
-                    rec[key] = round(row[n], 1)
-                    rec[key + "_keeps"] = round(keep, 4) if keep is not None else None
+                    rec[cmp.key] = round(row[n], 1)
+                    rec[cmp.key + "_keeps"] = round(keep, 4) if keep is not None else None
                 print(line)
                 records.append(rec)
 
@@ -254,7 +259,7 @@ def main():
         print(f"\n{len(records)} records in {args.json}")
 
     if args.svg and shutil.which("gnuplot"):
-        chart(args.svg, names, by, savings)
+        chart(args.svg, names, by, comparisons, savings)
     flagged = [f"{r['config']}/{r['workload']}" for r in records if r.get("flagged")]
     if flagged:
         print("spread above 1%: " + ", ".join(flagged))
