@@ -35,7 +35,11 @@ for p in "$tmp"/*.patch; do
 		exclude=()
 		while read -r from to; do
 			case "$from" in '' | \#*) continue ;; esac
-			git -C "$SRC" show "HEAD~$(($(ls "$tmp"/*.patch | wc -l) - n)):$to" > "$TOP/$from"
+			# Through a temporary file: a failed git show must not
+			# leave the repository's copy empty.
+			git -C "$SRC" show "HEAD~$(($(ls "$tmp"/*.patch | wc -l) - n)):$to" > "$tmp/file" ||
+				die "commit $n of the tree does not have $to, which ${old#$TOP/} lists"
+			mv "$tmp/file" "$TOP/$from"
 			exclude+=(":(exclude)$to")
 		done < "$old"
 		commit=$(git -C "$SRC" rev-list --reverse base..HEAD | sed -n "${n}p")
