@@ -24,12 +24,14 @@ TEST_VARIANTS ?= $(VARIANTS) rust-debug
 CYCLES ?= 10000
 JOBS ?= $(shell echo $$(($$(nproc) + 1)))
 
-export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP
+export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP DISTRO
 
 S := $(CURDIR)/scripts
 
 .PHONY: all test soak check series bench codegen deps tree kernels initramfs workload shell \
-	reset-tree clean distclean help $(addprefix kernel-,c rust rust-debug c-bench rust-bench)
+	test-distro reset-tree clean distclean help \
+	$(addprefix kernel-,c rust rust-debug c-bench rust-bench c-distro rust-distro \
+		c-distro-bench rust-distro-bench)
 
 all: deps tree kernels initramfs
 	@$(S)/workload.sh $(VARIANTS)
@@ -37,6 +39,13 @@ all: deps tree kernels initramfs
 test: deps tree initramfs
 	@for v in $(TEST_VARIANTS); do $(S)/build-kernel.sh $$v || exit 1; done
 	@$(S)/test.sh $(TEST_VARIANTS)
+
+# The distro-shaped pair (Debian's config, either cache) through the default
+# boot profile's tests; not part of make test.
+DISTRO_VARIANTS ?= c-distro rust-distro
+test-distro: deps tree initramfs
+	@for v in $(DISTRO_VARIANTS); do $(S)/build-kernel.sh $$v || exit 1; done
+	@T=$$($(S)/test.sh --list default) CHECKS=0 $(S)/test.sh $(DISTRO_VARIANTS)
 
 # The stress test alone, CYCLES hotplug cycles long (make soak VARIANT=c).
 soak: deps tree kernel-$(VARIANT) initramfs
@@ -55,7 +64,9 @@ series: tree
 
 # Guest instructions per IO and per bio alloc + put pair, C against Rust
 # against no cache, under QEMU -icount: a table, $(BUILD)/bench.json and
-# $(BUILD)/bench.svg. Reports only; it fails only if a run fails.
+# $(BUILD)/bench.svg. Reports only; it fails only if a run fails. DISTRO=1:
+# the same on the distro-shaped kernels (Debian's config), in
+# $(BUILD)/bench-distro.json and .svg; likewise for make codegen.
 bench: deps tree
 	@$(S)/bench.sh
 
@@ -110,8 +121,10 @@ help:
 	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
 	@echo 'make bench         guest instructions per IO and per alloc+put, C vs Rust vs off'
 	@echo 'make codegen       the machine code of both caches, path by path, and bloat-o-meter'
+	@echo 'make test-distro   c-distro and rust-distro (Debian'"'"'s config): build, default-profile tests'
+	@echo '                   (make bench DISTRO=1, make codegen DISTRO=1: the same on those kernels)'
 	@echo 'make shell         interactive guest (VARIANT=rust|c)'
-	@echo 'make kernel-c|kernel-rust|kernel-rust-debug|kernels|initramfs|tree|deps'
+	@echo 'make kernel-c|kernel-rust|kernel-rust-debug|kernel-c-distro|...|kernels|initramfs|tree|deps'
 	@echo 'make reset-tree    discard edits in $(SRC), re-apply patches/series'
 	@echo 'make clean|distclean'
 	@echo 'Variables: BUILD=$(BUILD) VARIANTS="$(VARIANTS)" JOBS=$(JOBS) V=1 (whole console)'

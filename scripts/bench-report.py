@@ -147,6 +147,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--svg")
+    ap.add_argument("--beside", help="another run's --json, whose savings to print beside these")
     ap.add_argument("configs", nargs="+", help="NAME=results.ktap[,results.ktap...], one per boot")
     args = ap.parse_args()
 
@@ -252,6 +253,19 @@ def main():
                     rec[cmp.key + "_keeps"] = round(keep, 4) if keep is not None else None
                 print(line)
                 records.append(rec)
+
+    if args.beside and savings:
+        with open(args.beside) as f:
+            other = {r["workload"]: r for r in json.load(f) if r.get("config") == "saving"}
+        print()
+        print(f"What each cache saves here, beside what it saves in {args.beside}:")
+        for row in savings:
+            o = other.get(row["workload"])
+            if o is None:
+                continue
+            print(f"  {row['label'] + ' (per ' + row['unit'] + ')':<{width}}"
+                  f" C {row['c']:5.0f} (there {o['c']:5.0f})"
+                  f"   Rust {row['rust']:5.0f} (there {o['rust']:5.0f})")
 
     if args.json:
         with open(args.json, "w") as f:

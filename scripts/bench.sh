@@ -11,7 +11,10 @@
 # repetitions, and the C kernel's second boot read against its first is the
 # noise floor against which the Rust/C figures are read.
 # scripts/bench-report.py turns the results into a table, $BUILD/bench.json
-# and $BUILD/bench.svg. The NVMe is backed by QEMU's null-co driver, which
+# and $BUILD/bench.svg. DISTRO=1 does the same on the distro-shaped kernels
+# (c-distro-bench, rust-distro-bench: Debian's config), into
+# $BUILD/bench-distro.json and .svg, and prints the C cache's saving there
+# beside the test kernels' (from $BUILD/bench.json, if make bench ran). The NVMe is backed by QEMU's null-co driver, which
 # completes IO at once, but in a bottom half of QEMU's main loop: QEMU runs
 # in lockstep with the guest (run-guest.sh -l, scripts/qemu-lockstep.sh) so
 # that polling for it costs the same number of instructions every time.
@@ -25,15 +28,21 @@
 # 4290.9 in two boots of the C kernel), as far apart as the two caches, hence
 # the BOOTS and the noise floor.
 isolate="isolcpus=$((${SMP:-2} - 1)) irqaffinity=0"
+case "${DISTRO:-0}" in
+0) sfx="" ;;
+1) sfx=-distro ;;
+*) die "DISTRO=$DISTRO: expected 0 (the test kernels) or 1 (the distro-shaped kernels)" ;;
+esac
+ck=c$sfx-bench rk=rust$sfx-bench
 # name kernel extra-command-line
 configs=(
-	"c c-bench $isolate"
-	"rust rust-bench $isolate"
-	"off c-bench $isolate bio_alloc_cache=off"
+	"c $ck $isolate"
+	"rust $rk $isolate"
+	"off $ck $isolate bio_alloc_cache=off"
 )
 boots=${BOOTS:-2}
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "BOOTS=$boots: expected a number of boots, 1 or more"
-for k in c-bench rust-bench; do
+for k in "$ck" "$rk"; do
 	"$TOP/scripts/build-kernel.sh" "$k"
 done
 "$TOP/scripts/mkinitramfs.sh"
@@ -56,5 +65,7 @@ for c in "${configs[@]}"; do
 	read -r name _ <<< "$c"
 	runs+=("$name=${paths[$name]}")
 done
-python3 "$TOP/scripts/bench-report.py" --json "$BUILD/bench.json" --svg "$BUILD/bench.svg" \
-	"${runs[@]}"
+beside=()
+[ -z "$sfx" ] || [ ! -f "$BUILD/bench.json" ] || beside=(--beside "$BUILD/bench.json")
+python3 "$TOP/scripts/bench-report.py" --json "$BUILD/bench$sfx.json" --svg "$BUILD/bench$sfx.svg" \
+	"${beside[@]}" "${runs[@]}"

@@ -5,30 +5,43 @@
 #   scripts/build-kernel.sh VARIANT
 #
 # The config is `make tinyconfig` plus the variant's fragments from
-# scripts/configs/; it is regenerated only when a fragment or the tree
-# changed. Every option a fragment asks for must end up in .config, and the
-# build must not print a single warning (C, Rust, objtool, linker).
+# scripts/configs/, or, for the distro-shaped variants, Debian's own config
+# of this kernel (scripts/debian-config.sh) plus theirs; it is regenerated
+# only when a fragment, the Debian config or the tree changed. Every option
+# a fragment asks for must end up in .config (what Kconfig changed of
+# Debian's config is listed in $LOGS/config-VARIANT-debian.txt), and the
+# build must not print a single warning (C, Rust, objtool, linker, pahole).
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:?usage: build-kernel.sh VARIANT}
 CONFIGS=$TOP/scripts/configs
 
-# Fragments per variant, merged in this order.
+# Fragments per variant, merged in this order; "debian" is Debian's config.
 case "$variant" in
 c | rust) fragments=(base.config "$variant.config" test.config) ;;
 # For make bench and make codegen: no statistics, no tests.
 c-bench | rust-bench) fragments=(base.config "${variant%-bench}.config" bench.config) ;;
 # The whole suite again under KASAN, lockdep, kmemleak and slab debugging.
 rust-debug) fragments=(base.config rust.config test.config debug.config) ;;
-*) die "unknown variant '$variant' (known: c rust rust-debug c-bench rust-bench)" ;;
+# The kernel Debian ships, with either cache: the default profile's tests,
+# and (-bench) make bench DISTRO=1 and make codegen DISTRO=1.
+c-distro | rust-distro) fragments=(debian distro.config "${variant%-distro}.config" test.config) ;;
+c-distro-bench | rust-distro-bench)
+	fragments=(debian distro.config "${variant%-distro-bench}.config" bench.config) ;;
+*) die "unknown variant '$variant' (known: c rust rust-debug c-bench rust-bench c-distro rust-distro c-distro-bench rust-distro-bench)" ;;
 esac
 
 o=$(objdir "$variant")
 mkdir -p "$o"
 [ -d "$SRC/.git" ] || die "no kernel tree at $SRC: run scripts/prepare-tree.sh (make tree) first"
 
-files=()
+files=() debian=""
 for f in "${fragments[@]}"; do
+	if [ "$f" = debian ]; then
+		debian=$BUILD/configs/debian.config
+		"$TOP/scripts/debian-config.sh" "$debian"
+		continue
+	fi
 	[ -f "$CONFIGS/$f" ] || die "missing config fragment scripts/configs/$f"
 	files+=("$CONFIGS/$f")
 done
@@ -39,14 +52,22 @@ if ! kmake "$o" -s rustavailable > "$LOGS/rustavailable-$variant.log" 2>&1; then
 	die "the Rust toolchain is not usable for the kernel (log: $LOGS/rustavailable-$variant.log)"
 fi
 
-stamp=$(cat "${files[@]}" | sha1sum | cut -c1-40)-$(git -C "$SRC" rev-parse HEAD)
+stamp=$(cat $debian "${files[@]}" | sha1sum | cut -c1-40)-$(git -C "$SRC" rev-parse HEAD)
 if [ -f "$o/.config" ] && [ "$(cat "$o/.config.stamp" 2>/dev/null)" = "$stamp" ]; then
 	info "config $variant: unchanged"
 else
-	msg "Configuring $variant: tinyconfig + ${fragments[*]}"
+	base=tinyconfig
+	[ -z "$debian" ] || base="Debian's config"
+	msg "Configuring $variant: $base + ${fragments[*]/#debian/}"
+	# The folder no longer holds the kernel it held (see objdir()).
+	rm -f "$o/.variant"
 	log=$LOGS/config-$variant.log
 	{
-		kmake "$o" tinyconfig &&
+		if [ -n "$debian" ]; then
+			cp "$debian" "$o/.config"
+		else
+			kmake "$o" tinyconfig
+		fi &&
 			"$SRC/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "${files[@]}" &&
 			kmake "$o" olddefconfig
 	} > "$log" 2>&1 || { tail -n 20 "$log" >&2; die "configuring $variant failed (log: $log)"; }
@@ -64,18 +85,54 @@ else
 		printf '    %s\n' "$unmet" >&2
 		die "config $variant: Kconfig did not take the options above (unmet dependencies?); log: $log"
 	fi
+	# What Kconfig changed of Debian's config: options the fragments set,
+	# and those it cannot keep with this compiler and Rust (their
+	# dependencies say why); a list, not an error.
+	if [ -n "$debian" ]; then
+		python3 "$TOP/scripts/config-diff.py" "$SRC" "$debian.package" "$o/.config" \
+			"${files[@]}" > "$LOGS/config-$variant-debian.txt"
+		info "config $variant, what differs from Debian's (list: $LOGS/config-$variant-debian.txt):"
+		info "$(head -n 1 "$LOGS/config-$variant-debian.txt" | cut -c3-)"
+	fi
 	echo "$stamp" > "$o/.config.stamp"
 	info "config $variant: $(grep -c '=y' "$o/.config") options enabled"
 fi
 
-msg "Building $variant kernel in $o (-j$JOBS; a few minutes from scratch)"
+# BUILD_TARGETS: build those (e.g. "rust/ block/") instead of the kernel.
+targets=${BUILD_TARGETS:-bzImage}
+case "$variant" in
+*-distro*) how="the whole of Debian's built-in code: most of an hour from scratch" ;;
+*) how="a few minutes from scratch" ;;
+esac
+msg "Building $variant: $targets in $o (-j$JOBS; $how)"
 log=$LOGS/build-$variant.log
-run_logged "$log" "build $variant" kmake "$o" -j"$JOBS" bzImage
+run_logged "$log" "build $variant" kmake "$o" -j"$JOBS" $targets
 
-# Zero warnings is the baseline of this tree: any warning is new.
-if grep -nE '(warning|Warning|WARNING):|too long for kallsyms' "$log" > "$LOGS/warnings-$variant.txt"; then
+# Zero warnings is the baseline of this tree: any warning is new. That
+# includes what pahole and resolve_btfids say while making BTF (kernels with
+# debug info), but for three things Debian 12's tools say of Debian's config
+# built by clang with Rust, none of it about bio.o (which
+# scripts/check-debuginfo.sh checks on its own):
+#  - pahole 1.24 does not know DW_TAG_label, which clang 22 writes into the
+#    DWARF 5 of assembly units (.S);
+#  - it cannot name some inlined functions of Rust's core crate, a Rust unit
+#    that --lang_exclude=rust then leaves out of BTF;
+#  - resolve_btfids finds no BTF for struct module: there are no modules.
+btf_known='^die__process_unit: (DW_TAG_label \(0xa\) @ <0x[0-9a-f]+> not handled!|tag not supported 0xa \(label\)!)$'
+btf_known+='|^tag__recode_dwarf_type: couldn.t find name for function 0x[0-9a-f]+, abstract_origin=0, specification=0x[0-9a-f]+$'
+btf_known+='|^WARN: resolve_btfids: unresolved symbol module$'
+if grep -nE '(warning|Warning|WARNING|WARN):|too long for kallsyms|^(die|tag|btf_encoder|cu|dwarf_loader)__|^(pahole|libbpf|Error emitting BTF)' \
+	"$log" | grep -vE "^[0-9]+:($btf_known)" > "$LOGS/warnings-$variant.txt"; then
 	sed 's/^/    /' "$LOGS/warnings-$variant.txt" >&2
 	die "build $variant printed warnings (above; log: $log)"
 fi
 rm -f "$LOGS/warnings-$variant.txt"
+known=$(grep -cE "$btf_known" "$log" || true)
+[ "$known" = 0 ] || info "build $variant: $known known lines from pahole and resolve_btfids (see scripts/build-kernel.sh)"
+if [ -n "${BUILD_TARGETS:-}" ]; then exit 0; fi
+# The distro-shaped kernels' debug info, Rust's part in bio.o above all.
+if grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$o/.config"; then
+	"$TOP/scripts/check-debuginfo.sh" "$variant"
+fi
+echo "$variant" > "$o/.variant"
 info "kernel $variant: $o/arch/x86/boot/bzImage ($(du -k "$o/arch/x86/boot/bzImage" | cut -f1) KiB)"

@@ -42,6 +42,9 @@ variant=${1:?usage: run-guest.sh [options] VARIANT}
 kernel=$(objdir "$variant")/arch/x86/boot/bzImage
 initrd=$BUILD/initramfs.cpio
 [ -f "$kernel" ] || die "no kernel for variant $variant ($kernel): build it first (make kernel-$variant)"
+built=$(cat "$(objdir "$variant")/.variant" 2>/dev/null || echo "an unfinished build")
+[ "$built" = "$variant" ] ||
+	die "$(objdir "$variant") holds $built, not $variant: build it first (make kernel-$variant)"
 [ -f "$initrd" ] || die "no initramfs ($initrd): build it first (make initramfs)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (make deps)"
 
@@ -61,6 +64,8 @@ cmdline="console=ttyS0 panic=-1 printk.time=1 rdinit=/init"
 cmdline+=" null_blk.nr_devices=0 null_blk.poll_queues=2 nvme.poll_queues=1"
 cmdline+=" brd.rd_nr=1 brd.rd_size=16384"
 cmdline+=" biotest.variant=$variant"
+# Tests of what the kernel was built with (tests/guest/t/btf.sh).
+! grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$(objdir "$variant")/.config" || cmdline+=" biotest.btf=1"
 [ "$interactive" = 1 ] && cmdline+=" biotest.shell=1"
 [ -n "$tests" ] && cmdline+=" biotest.tests=$tests"
 [ -n "$append" ] && cmdline+=" $append"

@@ -3,6 +3,7 @@
 # Run the guest test suite on built variants and print the summary.
 #
 #   scripts/test.sh [VARIANT...]      (default: $VARIANTS, else "c rust")
+#   scripts/test.sh --list PROFILE    the tests of a boot profile
 #
 # T=name[,name...] runs only those tests (and skips the style checks of
 # scripts/check.sh, as does CHECKS=0). GUEST_ARGS adds to every boot's
@@ -14,11 +15,24 @@
 # N failed" last.
 . "$(dirname "$0")/lib.sh"
 
-read -r -a variants <<< "${*:-${VARIANTS:-c rust}}"
 TESTS=$TOP/tests/guest/t
 DEFAULT_TIMEOUT=120
 
 header() { sed -n "s/^# $2: *//p" "$1" | head -n 1; }
+
+# scripts/test.sh --list PROFILE: the tests of a boot profile, comma-separated.
+if [ "${1:-}" = --list ]; then
+	list=""
+	for f in "$TESTS"/*.sh; do
+		prof=$(header "$f" boot)
+		[ "${prof:-default}" = "${2:?usage: test.sh --list PROFILE}" ] || continue
+		list+=${list:+,}$(basename "$f" .sh)
+	done
+	echo "$list"
+	exit 0
+fi
+
+read -r -a variants <<< "${*:-${VARIANTS:-c rust}}"
 
 # The selected tests, in name order.
 if [ -n "${T:-}" ]; then
