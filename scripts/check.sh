@@ -7,7 +7,12 @@
 #   - the Rust code (rust/ and block/bio_cache.rs), its examples (doctests)
 #     included, passes rustfmtcheck, CLIPPY=1 and `make rustdoc` without a
 #     warning (in $BUILD/o/check, with
-#     the rust variant's config, so the variants' objects are left alone).
+#     the rust variant's config, so the variants' objects are left alone);
+#   - the misuses in tests/compile-fail do not compile, with the error each
+#     names (scripts/compile-fail.py);
+#   - rust/ and block/ build for a uniprocessor kernel ($BUILD/o/check-up);
+#   - rust/, block/ and drivers/md/dm.o build with Debian's config, and
+#     bio.o's debug info is sound (scripts/check-debuginfo.sh).
 . "$(dirname "$0")/lib.sh"
 
 run=$BUILD/runs/check/style
@@ -16,7 +21,7 @@ mkdir -p "$run"
 results=()
 result() { results+=("$1|$2"); }
 
-msg "Checking the series: git am, checkpatch --strict, rustfmt, clippy, rustdoc"
+msg "Checking the series: git am, checkpatch --strict, rustfmt, clippy, rustdoc, compile-fail, !SMP"
 if "$TOP/scripts/series.sh" > "$run/series.log" 2>&1; then
 	result "series: git am on a pristine tree" ""
 	for p in "$BUILD"/series/[0-9]*.patch; do
@@ -64,6 +69,51 @@ rust_check "rustfmtcheck" rustfmt.log rustfmtcheck
 rm -f "$o"/rust/*.o "$o"/block/bio_cache.o
 rust_check "CLIPPY=1" clippy.log -j"$JOBS" CLIPPY=1 rust/ block/bio_cache.o
 rust_check "rustdoc" rustdoc.log -j"$JOBS" rustdoc
+
+# Misuses of the Rust abstractions that must not compile (tests/compile-fail),
+# each compiled as block/bio_cache.rs is in $o.
+while IFS= read -r r; do
+	results+=("$r")
+done < <(python3 "$TOP/scripts/compile-fail.py" "$o" "$RUSTC" "$TOP"/tests/compile-fail/*.rs 2>&1 ||
+	echo "compile-fail: the checker ran|failed (see above)")
+
+# The Rust cache on a uniprocessor kernel (!SMP, where nr_cpu_ids is the
+# constant NR_CPUS and CONFIG_FORCE_NR_CPUS is set): the Rust crates and
+# block/ compile, statistics included.
+up=$BUILD/o/check-up
+mkdir -p "$up"
+{
+	cat "$TOP/scripts/configs/base.config" "$TOP/scripts/configs/rust.config"
+	echo "# CONFIG_SMP is not set"
+	echo "CONFIG_BIO_ALLOC_CACHE_STATS=y"
+} > "$run/up.config"
+if { kmake "$up" tinyconfig && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$up" "$up/.config" \
+	"$run/up.config" && kmake "$up" olddefconfig; } > "$run/up-config.log" 2>&1 &&
+	grep -qx 'CONFIG_FORCE_NR_CPUS=y' "$up/.config" && grep -qx 'CONFIG_BIO_ALLOC_CACHE_RUST=y' "$up/.config"; then
+	o_saved=$o o=$up
+	rust_check "uniprocessor (!SMP, FORCE_NR_CPUS): rust/ and block/ build" up-build.log -j"$JOBS" rust/ block/
+	o=$o_saved
+else
+	result "uniprocessor (!SMP, FORCE_NR_CPUS): rust/ and block/ build" "configuring failed ($run/up-config.log)"
+fi
+
+# The distro-shaped kernel (Debian's config, scripts/debian-config.sh): the
+# objects the series changes compile without a warning, in rust-distro's
+# folder, and bio.o's debug info passes scripts/check-debuginfo.sh. The
+# whole kernel, booted and tested, is make test-distro.
+name="rust-distro (Debian's config): rust/, block/ and drivers/md/dm.o build"
+if BUILD_TARGETS="rust/ block/ drivers/md/dm.o" "$TOP/scripts/build-kernel.sh" rust-distro \
+	> "$run/distro-build.log" 2>&1; then
+	result "$name" ""
+	if "$TOP/scripts/check-debuginfo.sh" rust-distro > "$run/debuginfo.log" 2>&1; then
+		result "rust-distro: bio.o's debug info (one C unit, verified, BTF, gdb)" ""
+	else
+		result "rust-distro: bio.o's debug info (one C unit, verified, BTF, gdb)" \
+			"$(grep -m1 '^error:' "$run/debuginfo.log") ($run/debuginfo.log)"
+	fi
+else
+	result "$name" "$(grep -m1 '^error:' "$run/distro-build.log") ($run/distro-build.log)"
+fi
 
 write_ktap "$run/host.ktap" "${results[@]}"
 failed=$(grep -c '^not ok' "$run/host.ktap" || true)

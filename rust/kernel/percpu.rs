@@ -22,10 +22,21 @@ pub fn possible_cpus() -> impl Iterator<Item = u32> {
 }
 
 /// Returns the number of CPU ids: every possible CPU is below it.
+///
+/// `nr_cpu_ids` is a variable set at boot, or the constant `NR_CPUS` in kernels built for one CPU
+/// (`!CONFIG_SMP`) or for exactly `NR_CPUS` (`CONFIG_FORCE_NR_CPUS`), as upstream's
+/// `kernel::cpu::nr_cpu_ids()` reads it.
 fn nr_cpu_ids() -> u32 {
+    #[cfg(any(CONFIG_NR_CPUS = "1", CONFIG_FORCE_NR_CPUS))]
+    {
+        bindings::NR_CPUS
+    }
+    #[cfg(not(any(CONFIG_NR_CPUS = "1", CONFIG_FORCE_NR_CPUS)))]
     // SAFETY: `nr_cpu_ids` is set during early boot, before any Rust code runs, and only read
     // afterwards.
-    unsafe { bindings::nr_cpu_ids }
+    unsafe {
+        bindings::nr_cpu_ids
+    }
 }
 
 /// Returns whether `cpu` is a possible CPU.
@@ -43,11 +54,16 @@ pub fn cpu_possible(cpu: u32) -> bool {
 /// reached from several contexts (task, interrupts) and, through [`PerCpu::get_cpu`], from other
 /// CPUs.
 ///
+/// The per-CPU allocator takes objects of 1 byte to `PCPU_MIN_UNIT_SIZE` (32 KiB), aligned to at
+/// most a page, and warns on anything else: [`PerCpu::new`] does not compile for a zero-sized,
+/// larger or over-aligned `T`.
+///
 /// # Invariants
 ///
 /// `ptr` was returned by `__alloc_percpu()` for a `T`, and is freed only when this value is
 /// dropped. Every possible CPU's copy holds a valid `T`: all zeroes, which is a valid `T` because
 /// `T: Zeroable`, or a value written since through shared references.
+#[repr(transparent)]
 pub struct PerCpu<T: Zeroable + Sync> {
     /// The per-CPU address, which is not dereferenceable as such.
     ptr: NonNull<T>,
@@ -61,7 +77,19 @@ unsafe impl<T: Zeroable + Sync + Send> Send for PerCpu<T> {}
 // SAFETY: Through `&PerCpu<T>` other threads only get `&T`, and `T` is `Sync`.
 unsafe impl<T: Zeroable + Sync> Sync for PerCpu<T> {}
 
+/// `PCPU_MIN_UNIT_SIZE` of `include/linux/percpu.h` on 4 KiB pages: the largest per-CPU object.
+const PCPU_MIN_UNIT_SIZE: usize = 32 << 10;
+
 impl<T: Zeroable + Sync> PerCpu<T> {
+    /// Fails to compile for a `T` that `__alloc_percpu()` would refuse with a warning: zero-sized,
+    /// larger than a per-CPU unit, or aligned to more than a page (`pcpu_alloc()`).
+    const LAYOUT: () = assert!(
+        mem::size_of::<T>() != 0
+            && mem::size_of::<T>() <= PCPU_MIN_UNIT_SIZE
+            && mem::align_of::<T>() <= crate::page::PAGE_SIZE,
+        "a per-CPU object must be 1 byte to 32 KiB large and aligned to at most a page"
+    );
+
     /// Allocates a zeroed `T` for every possible CPU.
     ///
     /// # Examples
@@ -84,7 +112,10 @@ impl<T: Zeroable + Sync> PerCpu<T> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn new() -> Result<Self> {
-        // SAFETY: Any size and power-of-two alignment may be asked for; the memory is zeroed.
+        #[allow(clippy::let_unit_value)]
+        let () = Self::LAYOUT;
+        // SAFETY: `LAYOUT` holds: the size and the (power-of-two) alignment are within what
+        // `__alloc_percpu()` takes. The memory is zeroed.
         let ptr = unsafe { bindings::__alloc_percpu(mem::size_of::<T>(), mem::align_of::<T>()) };
         let ptr = NonNull::new(ptr.cast::<T>()).ok_or(ENOMEM)?;
         // INVARIANT: `ptr` is a fresh, zeroed per-CPU allocation for a `T`.

@@ -12,7 +12,7 @@
 //!   finds the task list empty takes the whole hard-IRQ list, once it holds
 //!   [`Cacheable::SPLICE_THRESHOLD`] objects, with interrupts disabled for the moment it takes.
 //! - An object put back when the lists hold more than [`Cacheable::MAX`] objects between them, or
-//!   from any other context, is freed instead.
+//!   from any other context (soft interrupt, NMI), is freed instead.
 //! - The lists of a CPU that went offline are drained by the CPU-hotplug dead callback
 //!   ([`PerCpuCache::drain_cpu`]); dropping the cache drains every possible CPU's lists.
 //!
@@ -21,7 +21,12 @@
 //! read-modify-write instruction.
 
 use crate::percpu::{possible_cpus, PerCpu};
-use crate::{context, context::IrqSaveGuard, error::Result, ffi::c_void, init::Zeroable};
+use crate::{
+    context::{self, IrqsDisabled},
+    error::Result,
+    ffi::c_void,
+    init::Zeroable,
+};
 use core::{
     cell::UnsafeCell,
     marker::PhantomData,
@@ -50,17 +55,20 @@ pub enum PutContext {
 /// - [`Cacheable::retire`] leaves the object valid for [`Cacheable::release`] and for being
 ///   handed out again by [`PerCpuCache::alloc`];
 /// - [`Cacheable::release`] frees the object, in any context the cache calls it from: task, hard
-///   or soft interrupt, with preemption disabled or not.
+///   or soft interrupt, NMI (an object put back from an NMI is released there), with preemption
+///   disabled or not.
 pub unsafe trait Cacheable: Sized + Send {
-    /// A put frees the object when the lists of the CPU hold more than this many objects.
+    /// A put frees the object when the lists of the CPU hold more than this many objects. They
+    /// can hold up to `MAX + 2` (see [`PerCpuCache::put`]).
     const MAX: u32;
 
     /// An allocation that finds the task list empty takes the hard-IRQ list once it holds this
     /// many objects.
     const SPLICE_THRESHOLD: u32;
 
-    /// Whether to count what the cache does, see [`Stats`].
-    const STATS: bool;
+    /// Whether and where to count what the cache does: [`Counted`] (see [`Stats`]) or
+    /// [`Uncounted`], which takes no per-CPU memory.
+    type Counters: Counters;
 
     /// Returns the object linked after `this`.
     ///
@@ -137,7 +145,7 @@ impl<T: Cacheable> Drop for Owned<T> {
     }
 }
 
-/// Counters, indices into [`Slot::stats`].
+/// Counters, indices into [`Counted`].
 #[derive(Clone, Copy)]
 enum Stat {
     AllocHit,
@@ -152,7 +160,79 @@ enum Stat {
 
 const NR_STATS: usize = Stat::DrainHotplug as usize + 1;
 
-/// What one CPU's part of a [`PerCpuCache`] did, when [`Cacheable::STATS`] is set.
+mod private {
+    pub trait Sealed {}
+}
+
+/// How a [`PerCpuCache`] counts what it does on each CPU: [`Counted`] or [`Uncounted`].
+///
+/// This trait is sealed: only those two implement it.
+pub trait Counters: Zeroable + Sync + private::Sealed {
+    /// Returns the counter of index `index`, if this counts anything.
+    #[doc(hidden)]
+    fn counter(&self, index: usize) -> Option<&AtomicU64>;
+}
+
+/// One `u64` per counter of [`Stats`], per CPU.
+pub struct Counted([AtomicU64; NR_STATS]);
+
+/// No counters, and no per-CPU memory for them: [`PerCpuCache::stats`] reads only the lengths of
+/// the lists. A cache of such a type takes per CPU what the C `struct bio_alloc_cache` does:
+/// two list heads and two counts.
+///
+/// ```
+/// use core::ptr::NonNull;
+/// use kernel::percpu_cache::{slot_size, Cacheable, PutContext, Uncounted};
+///
+/// struct Node(Option<NonNull<Node>>);
+/// // SAFETY: A node is plain memory that any thread may own.
+/// unsafe impl Send for Node {}
+/// // SAFETY: `next` and `set_next` use the link field only; nothing is freed: the example puts
+/// // nothing in a cache.
+/// unsafe impl Cacheable for Node {
+///     const MAX: u32 = 4;
+///     const SPLICE_THRESHOLD: u32 = 2;
+///     type Counters = Uncounted;
+///     unsafe fn next(this: NonNull<Self>) -> Option<NonNull<Self>> {
+///         // SAFETY: The caller owns `this`.
+///         unsafe { this.as_ref().0 }
+///     }
+///     unsafe fn set_next(mut this: NonNull<Self>, next: Option<NonNull<Self>>) {
+///         // SAFETY: The caller owns `this`.
+///         unsafe { this.as_mut().0 = next };
+///     }
+///     unsafe fn retire(_: NonNull<Self>, _: PutContext) {}
+///     unsafe fn release(_: NonNull<Self>) {}
+/// }
+///
+/// assert_eq!(slot_size::<Node>(), 2 * core::mem::size_of::<usize>() + 2 * 4);
+/// ```
+pub struct Uncounted;
+
+// SAFETY: All zeroes is zero counters.
+unsafe impl Zeroable for Counted {}
+// SAFETY: `Uncounted` has no bytes.
+unsafe impl Zeroable for Uncounted {}
+
+impl private::Sealed for Counted {}
+impl private::Sealed for Uncounted {}
+
+impl Counters for Counted {
+    #[inline]
+    fn counter(&self, index: usize) -> Option<&AtomicU64> {
+        self.0.get(index)
+    }
+}
+
+impl Counters for Uncounted {
+    #[inline]
+    fn counter(&self, _index: usize) -> Option<&AtomicU64> {
+        None
+    }
+}
+
+/// What one CPU's part of a [`PerCpuCache`] did, when its [`Cacheable::Counters`] are
+/// [`Counted`]; otherwise only `nr` and `nr_irq` are set.
 ///
 /// Every object that entered a list (`put_task + put_irq`) left it through an allocation
 /// (`alloc_hit`), a drain (`drain_hotplug`, or the count [`PerCpuCache::destroy`] returns), or is
@@ -193,31 +273,40 @@ pub struct Stats {
 ///   destroys it.
 /// - `nr`, `nr_irq` and `stats` are written under the same rules as the lists, and may be read
 ///   by anyone at any time.
-/// - `nr + nr_irq <= T::MAX + 1`: a put adds an object only while the lists hold at most
-///   [`Cacheable::MAX`], and nothing else adds any. The counts are plain counters, not what
-///   memory safety rests on (the lists are), but this bound is why their arithmetic never wraps.
+/// - `nr + nr_irq <= T::MAX + 2`: a put adds an object only if the lists held at most
+///   [`Cacheable::MAX`] when it checked, and nothing else adds any; a put from task context can
+///   be interrupted between its check and its push by one put from hard interrupt context (which
+///   does not nest: interrupts are disabled there), so both can push after seeing `MAX`. The
+///   counts are plain counters, not what memory safety rests on (the lists are), but this bound
+///   is why their arithmetic never wraps.
 #[repr(C)]
-struct Slot<T> {
+struct Slot<T: Cacheable> {
     task: UnsafeCell<Option<NonNull<T>>>,
     irq: UnsafeCell<Option<NonNull<T>>>,
     nr: AtomicU32,
     nr_irq: AtomicU32,
-    stats: [AtomicU64; NR_STATS],
+    stats: T::Counters,
 }
 
-// SAFETY: All zeroes is two empty lists (`None` is the null pointer) and zero counters.
-unsafe impl<T> Zeroable for Slot<T> {}
+// SAFETY: All zeroes is two empty lists (`None` is the null pointer), zero counts, and zero
+// counters (`T::Counters: Zeroable`).
+unsafe impl<T: Cacheable> Zeroable for Slot<T> {}
 
 // SAFETY: The type invariants serialise every access to the lists, from whatever context or CPU;
-// the objects on them may move to another CPU because `T: Send`. The counters are atomics.
-unsafe impl<T: Send> Sync for Slot<T> {}
+// the objects on them may move to another CPU because `T: Send`. The counts are atomics, and so
+// are the counters (`T::Counters: Sync`).
+unsafe impl<T: Cacheable> Sync for Slot<T> {}
+
+/// Returns how many bytes of per-CPU memory a [`PerCpuCache`] of `T` takes per CPU.
+pub const fn slot_size<T: Cacheable>() -> usize {
+    mem::size_of::<Slot<T>>()
+}
 
 impl<T: Cacheable> Slot<T> {
     #[inline]
     fn count(&self, stat: Stat, n: u64) {
-        if T::STATS {
-            // Written by one context at a time, read racily: no read-modify-write needed.
-            let c = &self.stats[stat as usize];
+        // Written by one context at a time, read racily: no read-modify-write needed.
+        if let Some(c) = self.stats.counter(stat as usize) {
             c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
         }
     }
@@ -252,7 +341,7 @@ impl<T: Cacheable> Slot<T> {
             T::set_next(obj, *head.get());
             *head.get() = Some(obj);
         }
-        // At most `T::MAX + 1` objects are on the lists (type invariants): no overflow.
+        // At most `T::MAX + 2` objects are on the lists (type invariants): no overflow.
         nr.store(nr.load(Relaxed).wrapping_add(1), Relaxed);
     }
 
@@ -260,12 +349,11 @@ impl<T: Cacheable> Slot<T> {
     ///
     /// # Safety
     ///
-    /// The caller may access the task list, which is empty, and runs on this slot's CPU or the
-    /// CPU is dead.
-    unsafe fn splice_irq(&self) {
-        let _irq_off = IrqSaveGuard::new();
-        // SAFETY: With interrupts disabled on this slot's CPU, or with the CPU dead, the
-        // hard-IRQ list is ours; the task list is the caller's.
+    /// The caller may access the task list, which is empty, and may access the hard-IRQ list
+    /// for as long as `_irqs_off` lives: it runs on this slot's CPU (where interrupts are
+    /// disabled), or the CPU is dead, or nothing else uses the cache.
+    unsafe fn splice_irq(&self, _irqs_off: IrqsDisabled<'_>) {
+        // SAFETY: The hard-IRQ list is ours (see above); the task list is the caller's.
         unsafe {
             debug_assert!((*self.task.get()).is_none());
             let irq = (*self.irq.get()).take();
@@ -274,7 +362,7 @@ impl<T: Cacheable> Slot<T> {
             }
             *self.task.get() = irq;
         }
-        // At most `T::MAX + 1` objects are on the lists (type invariants): no overflow.
+        // At most `T::MAX + 2` objects are on the lists (type invariants): no overflow.
         self.nr.store(
             self.nr
                 .load(Relaxed)
@@ -296,7 +384,7 @@ impl<T: Cacheable> Slot<T> {
         while let Some(obj) = unsafe { self.pop_task() } {
             // SAFETY: `obj` left the list: the cache owned it and now gives it up.
             drop(unsafe { Owned::from_raw(obj) });
-            // At most `T::MAX + 1` objects were on the list (type invariants): no overflow.
+            // At most `T::MAX + 2` objects were on the list (type invariants): no overflow.
             freed = freed.wrapping_add(1);
             if freed == nr {
                 break;
@@ -316,8 +404,8 @@ impl<T: Cacheable> Slot<T> {
         unsafe {
             let mut freed = self.prune_task(nr);
             if (*self.task.get()).is_none() {
-                self.splice_irq();
-                // At most `T::MAX + 1` objects were on the lists (type invariants): no
+                context::with_irqs_disabled(|irqs_off| self.splice_irq(irqs_off));
+                // At most `T::MAX + 2` objects were on the lists (type invariants): no
                 // overflow.
                 freed = freed.wrapping_add(self.prune_task(nr.wrapping_sub(freed)));
             }
@@ -326,7 +414,11 @@ impl<T: Cacheable> Slot<T> {
     }
 
     fn stats(&self) -> Stats {
-        let c = |stat: Stat| self.stats[stat as usize].load(Relaxed);
+        let c = |stat: Stat| {
+            self.stats
+                .counter(stat as usize)
+                .map_or(0, |c| c.load(Relaxed))
+        };
         Stats {
             alloc_hit: c(Stat::AllocHit),
             alloc_miss: c(Stat::AllocMiss),
@@ -350,7 +442,7 @@ impl<T: Cacheable> Slot<T> {
 ///
 /// ```
 /// use core::ptr::NonNull;
-/// use kernel::percpu_cache::{Cacheable, Owned, PerCpuCache, PutContext};
+/// use kernel::percpu_cache::{Cacheable, Counted, Owned, PerCpuCache, PutContext};
 ///
 /// struct Node {
 ///     next: Option<NonNull<Node>>,
@@ -364,7 +456,7 @@ impl<T: Cacheable> Slot<T> {
 /// unsafe impl Cacheable for Node {
 ///     const MAX: u32 = 4;
 ///     const SPLICE_THRESHOLD: u32 = 2;
-///     const STATS: bool = true;
+///     type Counters = Counted;
 ///
 ///     unsafe fn next(this: NonNull<Self>) -> Option<NonNull<Self>> {
 ///         // SAFETY: The caller owns `this`.
@@ -452,8 +544,9 @@ impl<T: Cacheable> PerCpuCache<T> {
             Some(obj) => obj,
             None => {
                 if slot.nr_irq.load(Relaxed) >= T::SPLICE_THRESHOLD {
-                    // SAFETY: As above, and the task list is empty.
-                    unsafe { slot.splice_irq() };
+                    // SAFETY: As above, and the task list is empty; with interrupts disabled on
+                    // the slot's CPU, the hard-IRQ list is ours too (type invariants).
+                    context::with_irqs_disabled(|irqs_off| unsafe { slot.splice_irq(irqs_off) });
                 }
                 // SAFETY: As above.
                 match unsafe { slot.pop_task() } {
@@ -473,11 +566,17 @@ impl<T: Cacheable> PerCpuCache<T> {
 
     /// Takes `obj` back: onto the current CPU's task list from task context, onto its hard-IRQ
     /// list from hard interrupt context (with interrupts disabled). Frees it instead if the lists
-    /// hold more than [`Cacheable::MAX`] objects, or from any other context.
+    /// hold more than [`Cacheable::MAX`] objects, or from any other context: soft interrupt
+    /// context, or an NMI, which can interrupt an allocation that is moving the hard-IRQ list
+    /// with interrupts disabled.
+    ///
+    /// A put from task context can be interrupted between its check of the bound and its push
+    /// by a put from hard interrupt context that sees the same count: the lists can then hold
+    /// `MAX + 2` objects (only one can: puts from hard interrupt context do not nest).
     #[inline]
     pub fn put(&self, obj: Owned<T>) {
         let slot = self.slots.get();
-        // At most `T::MAX + 1` objects are on the lists (type invariants): no overflow.
+        // At most `T::MAX + 2` objects are on the lists (type invariants): no overflow.
         if slot
             .nr_irq
             .load(Relaxed)
@@ -495,10 +594,11 @@ impl<T: Cacheable> PerCpuCache<T> {
             }
             slot.count(Stat::PutTask, 1);
             return;
-        } else if context::in_hardirq() && context::irqs_disabled() {
+        } else if context::in_hardirq() && !context::in_nmi() && context::irqs_disabled() {
             let obj = obj.into_raw();
-            // SAFETY: We run on the slot's CPU with interrupts disabled, so we may access the
-            // hard-IRQ list, and we own `obj`, which goes on it.
+            // SAFETY: We run on the slot's CPU with interrupts disabled, and not in an NMI: nothing
+            // else on this CPU can run until we return, so we may access the hard-IRQ list; we
+            // own `obj`, which goes on it.
             unsafe {
                 T::retire(obj, PutContext::HardIrq);
                 Slot::push(&slot.irq, &slot.nr_irq, obj);
@@ -547,7 +647,7 @@ impl<T: Cacheable> PerCpuCache<T> {
             if let Some(slot) = self.slots.get_cpu(cpu) {
                 // SAFETY: `&mut self`: nothing else uses the cache, so we may access every list.
                 let n = u64::from(unsafe { slot.prune(u32::MAX) });
-                // At most `T::MAX + 1` objects per CPU (type invariants), `u32` values: their
+                // At most `T::MAX + 2` objects per CPU (type invariants), `u32` values: their
                 // sum over CPUs fits in `u64`.
                 freed = freed.wrapping_add(n);
             }
@@ -555,7 +655,8 @@ impl<T: Cacheable> PerCpuCache<T> {
         freed
     }
 
-    /// Gives up ownership of the cache, for C code that keeps it as an opaque pointer.
+    /// Gives up ownership of the cache, for C code that keeps it as an opaque pointer, to be
+    /// borrowed with [`PerCpuCache::borrow_raw`] and taken back with [`PerCpuCache::from_raw`].
     pub fn into_raw(self) -> NonNull<c_void> {
         let this = mem::ManuallyDrop::new(self);
         // SAFETY: `this` is not dropped, so ownership of the per-CPU memory moves to the caller.
@@ -563,12 +664,29 @@ impl<T: Cacheable> PerCpuCache<T> {
         slots.into_raw().cast()
     }
 
+    /// Borrows the cache whose pointer from [`PerCpuCache::into_raw`] C code keeps at `ptr`.
+    ///
+    /// Every CPU may borrow the cache at the same time: this is how C code that owns the cache
+    /// calls into it.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to a pointer returned by [`PerCpuCache::into_raw`] for the same `T`, that is
+    /// neither changed nor given to [`PerCpuCache::from_raw`] for as long as `'a` lasts.
+    #[inline]
+    pub unsafe fn borrow_raw<'a>(ptr: *const *mut c_void) -> &'a Self {
+        // SAFETY: `PerCpuCache<T>` is a transparent wrapper of `PerCpu<Slot<T>>`, itself one of a
+        // non-null pointer to the per-CPU memory: a pointer to the C pointer is a pointer to the
+        // cache, which by the safety requirements stays valid and unchanged for `'a`.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
     /// Takes back ownership of a cache from [`PerCpuCache::into_raw`].
     ///
     /// # Safety
     ///
     /// `ptr` was returned by [`PerCpuCache::into_raw`] for the same `T`, and nothing else owns
-    /// it.
+    /// or borrows it.
     pub unsafe fn from_raw(ptr: NonNull<c_void>) -> Self {
         // SAFETY: By the safety requirements, `ptr` is the per-CPU memory of a `PerCpuCache<T>`,
         // a `PerCpu<Slot<T>>`, and ownership moves to us.
@@ -584,22 +702,44 @@ impl<T: Cacheable> Drop for PerCpuCache<T> {
     }
 }
 
+/// A [`Cacheable`] type that C code hands in and out as a pointer to its C type, for
+/// [`percpu_cache_export_c`](crate::percpu_cache_export_c).
+///
+/// # Safety
+///
+/// `Self` is a transparent wrapper of [`ForeignCacheable::C`] (`#[repr(transparent)]`): a
+/// pointer to a valid `Self::C` that C code owns is a pointer to a valid `Self`, and the other
+/// way around. The export macro also checks at compile time that the two have the same size and
+/// alignment: it does not compile for a type that does not.
+pub unsafe trait ForeignCacheable: Cacheable {
+    /// The C type of the objects.
+    type C;
+}
+
+/// Returns whether `T` and its C type have the same size and alignment, for
+/// [`percpu_cache_export_c`](crate::percpu_cache_export_c)'s compile-time check.
+#[doc(hidden)]
+pub const fn same_layout<T: ForeignCacheable>() -> bool {
+    mem::size_of::<T>() == mem::size_of::<T::C>() && mem::align_of::<T>() == mem::align_of::<T::C>()
+}
+
 /// Exports a [`PerCpuCache`] to C as `extern "C"` functions, for C code that owns the cache as an
 /// opaque pointer and hands objects in and out as raw pointers.
 ///
-/// `item: T as C` names the [`Cacheable`] type and the C type of its objects, which `T` must be a
-/// transparent wrapper of; `handle` is the opaque C type of the cache. The functions, for the
-/// names given:
+/// `item` names the [`ForeignCacheable`] type, whose C type the functions take and return;
+/// `handle` is the opaque C type of the cache, which C keeps as a `handle *` and passes by
+/// reference (a `handle *const *`) to the functions that use the cache without freeing it, so
+/// that they borrow it ([`PerCpuCache::borrow_raw`]). The functions, for the names given:
 ///
 /// - `new() -> *mut handle`: an empty cache, or NULL;
 /// - `free(cache) -> c_ulong`: [`PerCpuCache::destroy`];
-/// - `alloc(cache) -> *mut C`: [`PerCpuCache::alloc`], or NULL;
-/// - `put(cache, *mut C)`: [`PerCpuCache::put`];
-/// - `drain_cpu(cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`].
+/// - `alloc(&cache) -> *mut C`: [`PerCpuCache::alloc`], or NULL;
+/// - `put(&cache, *mut C)`: [`PerCpuCache::put`];
+/// - `drain_cpu(&cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`].
 ///
 /// Their safety requirements, which the C header must state, are those of the functions they
-/// call, and: `cache` comes from `new` and has not been freed; objects are valid and owned by the
-/// caller of `put`.
+/// call, and: `cache` comes from `new`, has not been freed and does not change while a function
+/// borrows it; objects are valid and owned by the caller of `put`.
 ///
 /// `alloc` and `put` are `#[inline(always)]`: compiled as one LLVM module with their C caller
 /// (see `BITCODE_LINK_` in `scripts/Makefile.build`), they inline into it as static C functions
@@ -608,7 +748,7 @@ impl<T: Cacheable> Drop for PerCpuCache<T> {
 #[macro_export]
 macro_rules! percpu_cache_export_c {
     (
-        item: $item:ty as $citem:ty,
+        item: $item:ty,
         handle: $handle:ty,
         new: $new:ident,
         free: $free:ident,
@@ -616,6 +756,11 @@ macro_rules! percpu_cache_export_c {
         put: $put:ident,
         drain_cpu: $drain:ident $(,)?
     ) => {
+        const _: () = assert!(
+            $crate::percpu_cache::same_layout::<$item>(),
+            "a ForeignCacheable type must have the size and alignment of its C type"
+        );
+
         /// Allocates an empty cache; returns NULL if out of memory.
         #[no_mangle]
         pub extern "C" fn $new() -> *mut $handle {
@@ -645,38 +790,39 @@ macro_rules! percpu_cache_export_c {
         ///
         /// # Safety
         ///
-        /// `cache` came from the `new` function and has not been freed.
+        /// `cache` points to a pointer from the `new` function, which is not freed or changed
+        /// until this returns.
         #[no_mangle]
         #[inline(always)]
-        pub unsafe extern "C" fn $alloc(cache: *mut $handle) -> *mut $citem {
-            // SAFETY: By the safety requirements, `cache` is a live cache; wrapped in
-            // `ManuallyDrop`, the borrowed value never frees it.
-            let cache = ::core::mem::ManuallyDrop::new(unsafe {
-                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
-                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
-                )
-            });
-            cache.alloc().map_or(::core::ptr::null_mut(), |obj| {
-                obj.into_raw().as_ptr().cast()
-            })
+        pub unsafe extern "C" fn $alloc(
+            cache: *const *mut $handle,
+        ) -> *mut <$item as $crate::percpu_cache::ForeignCacheable>::C {
+            // SAFETY: By the safety requirements, `*cache` is a live cache, borrowed for this
+            // call only.
+            let cache =
+                unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            cache
+                .alloc()
+                .map_or(::core::ptr::null_mut(), |obj| obj.into_raw().as_ptr().cast())
         }
 
         /// Takes `obj` back into the current CPU's cache, or frees it.
         ///
         /// # Safety
         ///
-        /// `cache` came from the `new` function and has not been freed; `obj` is a valid object
-        /// that the caller owns and gives up.
+        /// `cache` points to a pointer from the `new` function, which is not freed or changed
+        /// until this returns; `obj` is a valid object that the caller owns and gives up.
         #[no_mangle]
         #[inline(always)]
-        pub unsafe extern "C" fn $put(cache: *mut $handle, obj: *mut $citem) {
+        pub unsafe extern "C" fn $put(
+            cache: *const *mut $handle,
+            obj: *mut <$item as $crate::percpu_cache::ForeignCacheable>::C,
+        ) {
             // SAFETY: As in `alloc`.
-            let cache = ::core::mem::ManuallyDrop::new(unsafe {
-                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
-                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
-                )
-            });
-            // SAFETY: By the safety requirements, `obj` is valid, non-null and ours to give.
+            let cache =
+                unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            // SAFETY: By the safety requirements, `obj` is valid, non-null and ours to give; it
+            // is an `$item` too (`ForeignCacheable`).
             cache.put(unsafe {
                 $crate::percpu_cache::Owned::from_raw(::core::ptr::NonNull::new_unchecked(
                     obj.cast::<$item>(),
@@ -688,25 +834,23 @@ macro_rules! percpu_cache_export_c {
         ///
         /// # Safety
         ///
-        /// `cache` came from the `new` function and has not been freed; `cpu` is dead.
+        /// `cache` points to a pointer from the `new` function, which is not freed or changed
+        /// until this returns; `cpu` is dead.
         #[no_mangle]
         pub unsafe extern "C" fn $drain(
-            cache: *mut $handle,
+            cache: *const *mut $handle,
             cpu: $crate::ffi::c_uint,
         ) -> $crate::ffi::c_uint {
             // SAFETY: As in `alloc`.
-            let cache = ::core::mem::ManuallyDrop::new(unsafe {
-                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
-                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
-                )
-            });
+            let cache =
+                unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
             // SAFETY: By the safety requirements, `cpu` is dead.
             unsafe { cache.drain_cpu(cpu) }
         }
     };
 }
 
-/// Exports [`PerCpuCache::stats`] to C, next to [`percpu_cache_export_c`]: `stats(cache, cpu,
+/// Exports [`PerCpuCache::stats`] to C, next to [`percpu_cache_export_c`]: `stats(&cache, cpu,
 /// *mut S)` fills a C struct `S` that has the fields of [`Stats`], with their names and types.
 /// A CPU that is not possible reads as all zeroes.
 #[macro_export]
@@ -716,21 +860,18 @@ macro_rules! percpu_cache_export_c_stats {
         ///
         /// # Safety
         ///
-        /// `cache` came from the `new` function and has not been freed; `out` is valid for
-        /// writes.
+        /// `cache` points to a pointer from the `new` function, which is not freed or changed
+        /// until this returns; `out` is valid for writes.
         #[no_mangle]
         pub unsafe extern "C" fn $stats(
-            cache: *mut $handle,
+            cache: *const *mut $handle,
             cpu: $crate::ffi::c_uint,
             out: *mut $cstats,
         ) {
-            // SAFETY: By the safety requirements, `cache` is a live cache; wrapped in
-            // `ManuallyDrop`, the borrowed value never frees it.
-            let cache = ::core::mem::ManuallyDrop::new(unsafe {
-                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
-                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
-                )
-            });
+            // SAFETY: By the safety requirements, `*cache` is a live cache, borrowed for this
+            // call only.
+            let cache =
+                unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
             let s = cache.stats(cpu).unwrap_or_default();
             // SAFETY: By the safety requirements, `out` is valid for writes; the fields are
             // plain integers.

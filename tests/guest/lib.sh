@@ -243,13 +243,14 @@ cache_check_variant() {
 }
 
 # cache_check_bound BIOSET: no CPU's lists hold more than the bound. The put
-# path frees when task + IRQ list exceed ALLOC_CACHE_MAX (256), so the
-# lists may reach 257 between them.
+# path frees when task + IRQ list exceed ALLOC_CACHE_MAX (256), checked
+# before the push: a put in hard IRQ can land between a task put's check and
+# its push, so the lists may reach 258 between them.
 cache_check_bound() {
 	local cpu nr
 	for cpu in $(seq 0 $(($(grep -c ^processor /proc/cpuinfo) - 1))); do
 		nr=$(($(cache_stat "$1" "$cpu" nr) + $(cache_stat "$1" "$cpu" nr_irq)))
-		[ "$nr" -le 257 ] || fail "$1 cpu$cpu holds $nr bios, above the bound"
+		[ "$nr" -le 258 ] || fail "$1 cpu$cpu holds $nr bios, above the bound"
 	done
 }
 

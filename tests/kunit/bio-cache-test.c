@@ -9,7 +9,8 @@
  *
  * Each test has a private bio_set. Cache operations run on a chosen CPU in
  * task context through smp_call_on_cpu(); puts in hard-IRQ context through
- * a hard irq_work, in softirq context through a pinned timer.
+ * a hard irq_work, in softirq context through a pinned timer, in NMI context
+ * through a self-NMI (x86).
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
@@ -20,6 +21,10 @@
 #include <linux/mempool.h>
 #include <linux/smp.h>
 #include <linux/timer.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
 
 #include "blk.h"		/* BIO_INLINE_VECS */
 
@@ -34,7 +39,7 @@ struct bio_cache_test {
 	struct bio *bios[MAX_BIOS];
 	unsigned int nr_bios;
 	unsigned short nr_vecs;
-	bool in_hardirq, in_softirq;
+	bool in_hardirq, in_softirq, in_nmi;
 	struct irq_work irq_work;
 	struct timer_list timer;
 	struct completion timer_done;
@@ -124,6 +129,42 @@ static int bio_cache_test_put_all_softirq(void *arg)
 	return 0;
 }
 
+#ifdef CONFIG_X86_LOCAL_APIC
+#define BIO_CACHE_TEST_NMI	"bio_cache_test"
+
+/* The test whose bios the next NMI on its CPU puts. */
+static struct bio_cache_test *bio_cache_test_nmi_target;
+static unsigned int bio_cache_test_nmi_cpu;
+
+static int bio_cache_test_nmi(unsigned int type, struct pt_regs *regs)
+{
+	struct bio_cache_test *t = READ_ONCE(bio_cache_test_nmi_target);
+
+	if (!t || raw_smp_processor_id() != READ_ONCE(bio_cache_test_nmi_cpu))
+		return NMI_DONE;
+	t->in_nmi = in_nmi();
+	bio_cache_test_put_all(t);
+	WRITE_ONCE(bio_cache_test_nmi_target, NULL);
+	return NMI_HANDLED;
+}
+
+/* Puts t->bios from an NMI on this CPU, which sends it to itself. */
+static int bio_cache_test_put_all_nmi(void *arg)
+{
+	unsigned long timeout = jiffies + 10 * HZ;
+
+	WRITE_ONCE(bio_cache_test_nmi_cpu, raw_smp_processor_id());
+	WRITE_ONCE(bio_cache_test_nmi_target, arg);
+	__apic_send_IPI_self(NMI_VECTOR);
+	while (READ_ONCE(bio_cache_test_nmi_target)) {
+		if (time_after(jiffies, timeout))
+			return -ETIMEDOUT;
+		cpu_relax();
+	}
+	return 0;
+}
+#endif
+
 /* Allocates and puts back t->nr_bios bios: leaves them cached on this CPU. */
 static int bio_cache_test_fill(void *arg)
 {
@@ -206,6 +247,43 @@ static void bio_cache_test_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.free_full, MAX_BIOS - (CACHE_MAX + 1));
 }
 
+/*
+ * The bound is checked before a bio is pushed, whatever the list: with
+ * CACHE_MAX bios on the task list, one more put in hard-IRQ context goes on
+ * the IRQ list (CACHE_MAX + 1 in all), and the next ones from either context
+ * are freed. A hard-IRQ put that interrupts a task put between its check and
+ * its push can add one more, so the lists hold at most CACHE_MAX + 2.
+ */
+static void bio_cache_test_bound_irq(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st;
+	unsigned int i;
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, CACHE_MAX + 4);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, CACHE_MAX);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_ASSERT_EQ(test, st.nr, CACHE_MAX);
+	KUNIT_ASSERT_EQ(test, st.nr_irq, 0);
+
+	for (i = 0; i < 4; i++)
+		t->bios[i] = t->bios[CACHE_MAX + i];
+	bio_cache_test_on(t, 0, bio_cache_test_put_all_hardirq, 3);
+	KUNIT_EXPECT_TRUE(test, t->in_hardirq);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.nr_irq, 1);
+	KUNIT_EXPECT_EQ(test, st.nr + st.nr_irq, CACHE_MAX + 1);
+	KUNIT_EXPECT_EQ(test, st.put_irq, 1);
+	KUNIT_EXPECT_EQ(test, st.free_full, 2);
+
+	t->bios[0] = t->bios[3];
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, 1);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.nr + st.nr_irq, CACHE_MAX + 1);
+	KUNIT_EXPECT_EQ(test, st.put_task, CACHE_MAX);
+	KUNIT_EXPECT_EQ(test, st.free_full, 3);
+}
+
 /* Hard-IRQ puts go on the IRQ list, softirq puts free the bio. */
 static void bio_cache_test_contexts(struct kunit *test)
 {
@@ -228,6 +306,44 @@ static void bio_cache_test_contexts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.put_irq, 8);
 	KUNIT_EXPECT_EQ(test, st.put_task, 0);
 	KUNIT_EXPECT_EQ(test, st.nr, 0);
+}
+
+/*
+ * A bio put in an NMI is freed: an NMI can interrupt an allocation that is
+ * taking the IRQ list with interrupts disabled, so it must not touch it.
+ */
+static void bio_cache_test_nmi_put(struct kunit *test)
+{
+#ifdef CONFIG_X86_LOCAL_APIC
+	struct bio_cache_test *t = test->priv;
+	struct bio_alloc_cache_stats st0, st;
+	int ret;
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 2);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all_hardirq, 2);
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 3);
+	st0 = bio_cache_test_stats(t, 0);
+	KUNIT_ASSERT_EQ(test, st0.nr_irq, 2);
+
+	ret = register_nmi_handler(NMI_LOCAL, bio_cache_test_nmi, 0,
+				   BIO_CACHE_TEST_NMI);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	t->nr_bios = 3;
+	ret = smp_call_on_cpu(0, bio_cache_test_put_all_nmi, t, false);
+	WRITE_ONCE(bio_cache_test_nmi_target, NULL);
+	unregister_nmi_handler(NMI_LOCAL, BIO_CACHE_TEST_NMI);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, t->in_nmi);
+
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.free_other - st0.free_other, 3);
+	KUNIT_EXPECT_EQ(test, st.put_irq, st0.put_irq);
+	KUNIT_EXPECT_EQ(test, st.nr_irq, st0.nr_irq);
+	KUNIT_EXPECT_EQ(test, st.put_task, st0.put_task);
+	KUNIT_EXPECT_EQ(test, st.nr, st0.nr);
+#else
+	kunit_skip(test, "needs a local APIC to send an NMI to itself");
+#endif
 }
 
 /*
@@ -485,7 +601,9 @@ static void bio_cache_test_exit(struct kunit *test)
 static struct kunit_case bio_cache_test_cases[] = {
 	KUNIT_CASE(bio_cache_test_lifo),
 	KUNIT_CASE(bio_cache_test_bound),
+	KUNIT_CASE(bio_cache_test_bound_irq),
 	KUNIT_CASE(bio_cache_test_contexts),
+	KUNIT_CASE(bio_cache_test_nmi_put),
 	KUNIT_CASE(bio_cache_test_splice_below),
 	KUNIT_CASE(bio_cache_test_splice_at),
 	KUNIT_CASE(bio_cache_test_splice_above),

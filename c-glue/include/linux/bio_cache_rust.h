@@ -6,7 +6,9 @@
  * linked into bio.o, and these calls inline.
  *
  * A cache is a per-CPU allocation that the Rust side owns; C only keeps the
- * pointer (in bio_set::cache) and passes it back.
+ * pointer (in bio_set::cache). The functions that use a cache without freeing
+ * it take that pointer by reference, and borrow the cache for the call: it
+ * must not be freed or changed until they return.
  */
 #ifndef _LINUX_BIO_CACHE_RUST_H
 #define _LINUX_BIO_CACHE_RUST_H
@@ -32,24 +34,26 @@ unsigned long bio_cache_rust_free(struct bio_alloc_cache __percpu *cache);
  * or the caller is not in task context. The bio still has to be
  * initialised with bio_init().
  */
-struct bio *bio_cache_rust_alloc(struct bio_alloc_cache __percpu *cache);
+struct bio *bio_cache_rust_alloc(struct bio_alloc_cache __percpu *const *cache);
 
 /*
  * Takes @bio back, with its last reference: it goes on this CPU's task list
- * from task context, on its hard-IRQ list from hard-IRQ context, and is
- * freed otherwise or when the lists are full.
+ * from task context, on its hard-IRQ list from hard-IRQ context (not an NMI),
+ * and is freed otherwise or when the lists are full.
  */
-void bio_cache_rust_put(struct bio_alloc_cache __percpu *cache, struct bio *bio);
+void bio_cache_rust_put(struct bio_alloc_cache __percpu *const *cache,
+			struct bio *bio);
 
 /*
  * Frees every bio on @cpu's lists, for the CPU-hotplug dead callback;
  * returns how many. @cpu must be dead.
  */
-unsigned int bio_cache_rust_drain_cpu(struct bio_alloc_cache __percpu *cache,
-				      unsigned int cpu);
+unsigned int
+bio_cache_rust_drain_cpu(struct bio_alloc_cache __percpu *const *cache,
+			 unsigned int cpu);
 
 /* Fills @stats with @cpu's counters (CONFIG_BIO_ALLOC_CACHE_STATS). */
-void bio_cache_rust_stats(struct bio_alloc_cache __percpu *cache,
+void bio_cache_rust_stats(struct bio_alloc_cache __percpu *const *cache,
 			  unsigned int cpu, struct bio_alloc_cache_stats *stats);
 
 /* Implemented in block/bio.c for the Rust side: frees a bio. */

@@ -13,6 +13,11 @@ __rust_helper bool rust_helper_in_hardirq(void)
 	return in_hardirq();
 }
 
+__rust_helper bool rust_helper_in_nmi(void)
+{
+	return in_nmi();
+}
+
 __rust_helper bool rust_helper_irqs_disabled(void)
 {
 	return irqs_disabled();

@@ -14,7 +14,7 @@
 
 use crate::{
     bindings,
-    percpu_cache::{Cacheable, PutContext},
+    percpu_cache::{Cacheable, ForeignCacheable, PutContext},
     types::Opaque,
 };
 use core::ptr::{self, NonNull};
@@ -50,7 +50,10 @@ unsafe impl Cacheable for Bio {
     const MAX: u32 = 256;
     /// `ALLOC_CACHE_THRESHOLD` of `block/bio.c`.
     const SPLICE_THRESHOLD: u32 = 16;
-    const STATS: bool = cfg!(CONFIG_BIO_ALLOC_CACHE_STATS);
+    #[cfg(CONFIG_BIO_ALLOC_CACHE_STATS)]
+    type Counters = crate::percpu_cache::Counted;
+    #[cfg(not(CONFIG_BIO_ALLOC_CACHE_STATS))]
+    type Counters = crate::percpu_cache::Uncounted;
 
     #[inline]
     unsafe fn next(this: NonNull<Self>) -> Option<NonNull<Self>> {
@@ -84,6 +87,19 @@ unsafe impl Cacheable for Bio {
     }
 }
 
+// SAFETY: `Bio` is a transparent wrapper of `struct bio`.
+unsafe impl ForeignCacheable for Bio {
+    type C = bindings::bio;
+}
+
+// Without statistics, the cache takes per CPU what the C `struct bio_alloc_cache` of
+// `block/bio.c` does: `free_list`, `free_list_irq`, `nr` and `nr_irq`.
+#[cfg(not(CONFIG_BIO_ALLOC_CACHE_STATS))]
+const _: () = assert!(
+    crate::percpu_cache::slot_size::<Bio>()
+        == 2 * core::mem::size_of::<*mut bindings::bio>() + 2 * core::mem::size_of::<u32>()
+);
+
 /// Exports the per-CPU bio cache to `block/bio.c`: defines the functions declared in
 /// [`include/linux/bio_cache_rust.h`](srctree/include/linux/bio_cache_rust.h), a
 /// [`PerCpuCache`] of [`Bio`] behind the opaque `struct bio_alloc_cache` pointer of a bio_set.
@@ -96,7 +112,7 @@ unsafe impl Cacheable for Bio {
 macro_rules! bio_cache_export_c {
     () => {
         $crate::percpu_cache_export_c! {
-            item: $crate::block::bio::Bio as $crate::bindings::bio,
+            item: $crate::block::bio::Bio,
             handle: $crate::bindings::bio_alloc_cache,
             new: bio_cache_rust_new,
             free: bio_cache_rust_free,
