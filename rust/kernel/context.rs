@@ -44,6 +44,16 @@ pub fn irqs_disabled() -> bool {
     unsafe { bindings::irqs_disabled() }
 }
 
+/// Warns once if interrupts are enabled on the current CPU, with `CONFIG_PROVE_LOCKING`; does
+/// nothing otherwise. The Rust form of `lockdep_assert_irqs_disabled()`: for code that relies on
+/// a rule of the kernel rather than on a check of its own, such as the rule that hard interrupt
+/// handlers run with interrupts disabled.
+#[inline]
+pub fn lockdep_assert_irqs_disabled() {
+    // SAFETY: `lockdep_assert_irqs_disabled()` only reads lockdep's per-CPU state.
+    unsafe { bindings::lockdep_assert_irqs_disabled() }
+}
+
 /// A witness that interrupts are disabled on the current CPU for the lifetime `'a`.
 ///
 /// Only [`with_irqs_disabled`] creates one, for the closure it calls; the closure cannot return

@@ -35,14 +35,20 @@ use core::{
     sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed},
 };
 
-/// The context an object is put back from, for [`Cacheable::retire`].
+/// The context an object is put back from, for [`Cacheable::retire`], and so the list it goes
+/// on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PutContext {
     /// Task context; the object goes on the task list.
-    Task,
+    Task = 0,
     /// Hard interrupt context; the object goes on the hard-IRQ list.
-    HardIrq,
+    HardIrq = 1,
 }
+
+/// The task list, an index into [`Slot`]'s lists.
+const TASK: usize = PutContext::Task as usize;
+/// The hard-IRQ list, an index into [`Slot`]'s lists.
+const IRQ: usize = PutContext::HardIrq as usize;
 
 /// Objects a [`PerCpuCache`] can hold.
 ///
@@ -265,26 +271,28 @@ pub struct Stats {
 ///
 /// # Invariants
 ///
-/// - `task` heads a list, linked with [`Cacheable::next`], of `nr` objects that the cache owns.
-///   Only this CPU accesses it, in task context with preemption disabled; or any CPU once this
-///   one is dead; or the owner of the cache when it destroys it.
-/// - `irq` heads a list of `nr_irq` objects that the cache owns. Only this CPU accesses it, with
-///   interrupts disabled; or any CPU once this one is dead; or the owner of the cache when it
-///   destroys it.
-/// - `nr`, `nr_irq` and `stats` are written under the same rules as the lists, and may be read
-///   by anyone at any time.
-/// - `nr + nr_irq <= T::MAX + 2`: a put adds an object only if the lists held at most
+/// - `heads[TASK]` heads a list, linked with [`Cacheable::next`], of `lens[TASK]` objects that
+///   the cache owns: the task list. Only this CPU accesses it, in task context with preemption
+///   disabled; or any CPU once this one is dead; or the owner of the cache when it destroys it.
+/// - `heads[IRQ]` heads a list of `lens[IRQ]` objects that the cache owns: the hard-IRQ list.
+///   Only this CPU accesses it, with interrupts disabled; or any CPU once this one is dead; or
+///   the owner of the cache when it destroys it.
+/// - `lens` and `stats` are written under the same rules as the lists, and may be read by anyone
+///   at any time.
+/// - `lens[TASK] + lens[IRQ] <= T::MAX + 2`: a put adds an object only if the lists held at most
 ///   [`Cacheable::MAX`] when it checked, and nothing else adds any; a put from task context can
 ///   be interrupted between its check and its push by one put from hard interrupt context (which
 ///   does not nest: interrupts are disabled there), so both can push after seeing `MAX`. The
 ///   counts are plain counters, not what memory safety rests on (the lists are), but this bound
 ///   is why their arithmetic never wraps.
+///
+/// The lists are indexed by [`PutContext`] (`TASK`, `IRQ`), so that a put computes which list
+/// its object goes on and pushes it with one piece of code. The layout is that of the C struct:
+/// the two list heads, then their lengths.
 #[repr(C)]
 struct Slot<T: Cacheable> {
-    task: UnsafeCell<Option<NonNull<T>>>,
-    irq: UnsafeCell<Option<NonNull<T>>>,
-    nr: AtomicU32,
-    nr_irq: AtomicU32,
+    heads: [UnsafeCell<Option<NonNull<T>>>; 2],
+    lens: [AtomicU32; 2],
     stats: T::Counters,
 }
 
@@ -319,30 +327,41 @@ impl<T: Cacheable> Slot<T> {
     #[inline]
     unsafe fn pop_task(&self) -> Option<NonNull<T>> {
         // SAFETY: The caller may access the task list.
-        let head = unsafe { &mut *self.task.get() };
+        let head = unsafe { &mut *self.heads[TASK].get() };
         let obj = (*head)?;
         // SAFETY: The cache owns `obj`, which is on the list, so its link is set.
         *head = unsafe { T::next(obj) };
-        // The list held `obj`, so `nr >= 1` (type invariants): no underflow to check for.
-        self.nr
-            .store(self.nr.load(Relaxed).wrapping_sub(1), Relaxed);
+        // The list held `obj`, so its length is at least 1 (type invariants): no underflow to
+        // check for.
+        let len = &self.lens[TASK];
+        len.store(len.load(Relaxed).wrapping_sub(1), Relaxed);
         Some(obj)
     }
 
-    /// Adds `obj` at the front of the list `head` that has `nr` objects.
+    /// Adds `obj` at the front of the list of `ctx`.
     ///
     /// # Safety
     ///
-    /// The caller may access the list and gives up its ownership of `obj`.
+    /// The caller may access that list and gives up its ownership of `obj`.
     #[inline]
-    unsafe fn push(head: &UnsafeCell<Option<NonNull<T>>>, nr: &AtomicU32, obj: NonNull<T>) {
+    unsafe fn push(&self, ctx: PutContext, obj: NonNull<T>) {
+        let (head, len) = (&self.heads[ctx as usize], &self.lens[ctx as usize]);
         // SAFETY: The caller may access the list and owns `obj` until it is on it.
         unsafe {
             T::set_next(obj, *head.get());
             *head.get() = Some(obj);
         }
         // At most `T::MAX + 2` objects are on the lists (type invariants): no overflow.
-        nr.store(nr.load(Relaxed).wrapping_add(1), Relaxed);
+        len.store(len.load(Relaxed).wrapping_add(1), Relaxed);
+    }
+
+    /// Returns how many objects the lists hold between them.
+    #[inline]
+    fn held(&self) -> u32 {
+        // At most `T::MAX + 2` objects are on the lists (type invariants): no overflow.
+        self.lens[IRQ]
+            .load(Relaxed)
+            .wrapping_add(self.lens[TASK].load(Relaxed))
     }
 
     /// Moves the hard-IRQ list onto the task list.
@@ -355,21 +374,15 @@ impl<T: Cacheable> Slot<T> {
     unsafe fn splice_irq(&self, _irqs_off: IrqsDisabled<'_>) {
         // SAFETY: The hard-IRQ list is ours (see above); the task list is the caller's.
         unsafe {
-            debug_assert!((*self.task.get()).is_none());
-            let irq = (*self.irq.get()).take();
+            debug_assert!((*self.heads[TASK].get()).is_none());
+            let irq = (*self.heads[IRQ].get()).take();
             if irq.is_some() {
                 self.count(Stat::Splices, 1);
             }
-            *self.task.get() = irq;
+            *self.heads[TASK].get() = irq;
         }
-        // At most `T::MAX + 2` objects are on the lists (type invariants): no overflow.
-        self.nr.store(
-            self.nr
-                .load(Relaxed)
-                .wrapping_add(self.nr_irq.load(Relaxed)),
-            Relaxed,
-        );
-        self.nr_irq.store(0, Relaxed);
+        self.lens[TASK].store(self.held(), Relaxed);
+        self.lens[IRQ].store(0, Relaxed);
     }
 
     /// Frees up to `nr` objects from the task list, all of them if `nr` is 0, and returns how
@@ -403,7 +416,7 @@ impl<T: Cacheable> Slot<T> {
         // SAFETY: The caller may access both lists.
         unsafe {
             let mut freed = self.prune_task(nr);
-            if (*self.task.get()).is_none() {
+            if (*self.heads[TASK].get()).is_none() {
                 context::with_irqs_disabled(|irqs_off| self.splice_irq(irqs_off));
                 // At most `T::MAX + 2` objects were on the lists (type invariants): no
                 // overflow.
@@ -428,8 +441,8 @@ impl<T: Cacheable> Slot<T> {
             free_other: c(Stat::FreeOther),
             splices: c(Stat::Splices),
             drain_hotplug: c(Stat::DrainHotplug),
-            nr: self.nr.load(Relaxed),
-            nr_irq: self.nr_irq.load(Relaxed),
+            nr: self.lens[TASK].load(Relaxed),
+            nr_irq: self.lens[IRQ].load(Relaxed),
         }
     }
 }
@@ -543,7 +556,7 @@ impl<T: Cacheable> PerCpuCache<T> {
         let obj = match unsafe { slot.pop_task() } {
             Some(obj) => obj,
             None => {
-                if slot.nr_irq.load(Relaxed) >= T::SPLICE_THRESHOLD {
+                if slot.lens[IRQ].load(Relaxed) >= T::SPLICE_THRESHOLD {
                     // SAFETY: As above, and the task list is empty; with interrupts disabled on
                     // the slot's CPU, the hard-IRQ list is ours too (type invariants).
                     context::with_irqs_disabled(|irqs_off| unsafe { slot.splice_irq(irqs_off) });
@@ -565,10 +578,16 @@ impl<T: Cacheable> PerCpuCache<T> {
     }
 
     /// Takes `obj` back: onto the current CPU's task list from task context, onto its hard-IRQ
-    /// list from hard interrupt context (with interrupts disabled). Frees it instead if the lists
-    /// hold more than [`Cacheable::MAX`] objects, or from any other context: soft interrupt
-    /// context, or an NMI, which can interrupt an allocation that is moving the hard-IRQ list
-    /// with interrupts disabled.
+    /// list from hard interrupt context. Frees it instead if the lists hold more than
+    /// [`Cacheable::MAX`] objects, or from any other context: soft interrupt context, or an NMI,
+    /// which can interrupt an allocation that is moving the hard-IRQ list with interrupts
+    /// disabled.
+    ///
+    /// Hard interrupt context that is not an NMI excludes any other code on the CPU because the
+    /// kernel runs hard interrupt handlers with interrupts disabled and no code may enable them
+    /// there (genirq warns and disables them again, lockdep reports it, and no safe Rust code
+    /// can: [`context::with_irqs_disabled`] only restores the state it found). The C cache relies
+    /// on the same rule, which lockdep checks here too.
     ///
     /// A put from task context can be interrupted between its check of the bound and its push
     /// by a put from hard interrupt context that sees the same count: the lists can then hold
@@ -576,32 +595,30 @@ impl<T: Cacheable> PerCpuCache<T> {
     #[inline]
     pub fn put(&self, obj: Owned<T>) {
         let slot = self.slots.get();
-        // At most `T::MAX + 2` objects are on the lists (type invariants): no overflow.
-        if slot
-            .nr_irq
-            .load(Relaxed)
-            .wrapping_add(slot.nr.load(Relaxed))
-            > T::MAX
-        {
+        if slot.held() > T::MAX {
             slot.count(Stat::FreeFull, 1);
         } else if context::in_task() {
             let obj = obj.into_raw();
             // SAFETY: We run in task context on the slot's CPU with preemption disabled, so we
-            // may access the task list, and we own `obj`, which goes on it.
+            // may access the task list (type invariants); we own `obj`, which goes on it.
             unsafe {
                 T::retire(obj, PutContext::Task);
-                Slot::push(&slot.task, &slot.nr, obj);
+                slot.push(PutContext::Task, obj);
             }
             slot.count(Stat::PutTask, 1);
             return;
-        } else if context::in_hardirq() && !context::in_nmi() && context::irqs_disabled() {
+        } else if context::in_hardirq() && !context::in_nmi() {
+            // The kernel runs hard interrupt handlers with interrupts disabled, and nothing may
+            // enable them there, which lockdep checks; as the C cache does, rely on it.
+            context::lockdep_assert_irqs_disabled();
             let obj = obj.into_raw();
-            // SAFETY: We run on the slot's CPU with interrupts disabled, and not in an NMI: nothing
-            // else on this CPU can run until we return, so we may access the hard-IRQ list; we
-            // own `obj`, which goes on it.
+            // SAFETY: We run on the slot's CPU in hard interrupt context that is not an NMI, so
+            // with interrupts disabled (above): nothing else on this CPU can run until we
+            // return, and we may access the hard-IRQ list (type invariants). We own `obj`, which
+            // goes on it.
             unsafe {
                 T::retire(obj, PutContext::HardIrq);
-                Slot::push(&slot.irq, &slot.nr_irq, obj);
+                slot.push(PutContext::HardIrq, obj);
             }
             slot.count(Stat::PutIrq, 1);
             return;
@@ -801,9 +818,9 @@ macro_rules! percpu_cache_export_c {
             // call only.
             let cache =
                 unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
-            cache
-                .alloc()
-                .map_or(::core::ptr::null_mut(), |obj| obj.into_raw().as_ptr().cast())
+            cache.alloc().map_or(::core::ptr::null_mut(), |obj| {
+                obj.into_raw().as_ptr().cast()
+            })
         }
 
         /// Takes `obj` back into the current CPU's cache, or frees it.
@@ -850,9 +867,10 @@ macro_rules! percpu_cache_export_c {
     };
 }
 
-/// Exports [`PerCpuCache::stats`] to C, next to [`percpu_cache_export_c`]: `stats(&cache, cpu,
-/// *mut S)` fills a C struct `S` that has the fields of [`Stats`], with their names and types.
-/// A CPU that is not possible reads as all zeroes.
+/// Exports [`PerCpuCache::stats`] to C, next to
+/// [`percpu_cache_export_c`](crate::percpu_cache_export_c): `stats(&cache, cpu, *mut S)` fills a
+/// C struct `S` that has the fields of [`Stats`], with their names and types. A CPU that is not
+/// possible reads as all zeroes.
 #[macro_export]
 macro_rules! percpu_cache_export_c_stats {
     (item: $item:ty, handle: $handle:ty, stats: $stats:ident => $cstats:ty $(,)?) => {
