@@ -108,27 +108,27 @@ msg "Building $variant: $targets in $o (-j$JOBS; $how)"
 log=$LOGS/build-$variant.log
 run_logged "$log" "build $variant" kmake "$o" -j"$JOBS" $targets
 
-# Zero warnings is the baseline of this tree: any warning is new. That
-# includes what pahole and resolve_btfids say while making BTF (kernels with
-# debug info), but for three things Debian 12's tools say of Debian's config
-# built by clang with Rust, none of it about bio.o (which
-# scripts/check-debuginfo.sh checks on its own):
-#  - pahole 1.24 does not know DW_TAG_label, which clang 22 writes into the
-#    DWARF 5 of assembly units (.S);
-#  - it cannot name some inlined functions of Rust's core crate, a Rust unit
-#    that --lang_exclude=rust then leaves out of BTF;
-#  - resolve_btfids finds no BTF for struct module: there are no modules.
-btf_known='^die__process_unit: (DW_TAG_label \(0xa\) @ <0x[0-9a-f]+> not handled!|tag not supported 0xa \(label\)!)$'
-btf_known+='|^tag__recode_dwarf_type: couldn.t find name for function 0x[0-9a-f]+, abstract_origin=0, specification=0x[0-9a-f]+$'
-btf_known+='|^WARN: resolve_btfids: unresolved symbol module$'
-if grep -nE '(warning|Warning|WARNING|WARN):|too long for kallsyms|^(die|tag|btf_encoder|cu|dwarf_loader)__|^(pahole|libbpf|Error emitting BTF)' \
-	"$log" | grep -vE "^[0-9]+:($btf_known)" > "$LOGS/warnings-$variant.txt"; then
+# Zero warnings is the baseline of this tree: any warning is new. On kernels
+# with BTF that includes what pahole and resolve_btfids say while making it,
+# less what scripts/btf-diagnostics.py shows to be about assembly or Rust
+# units (pahole 1.24 knows neither clang's DW_TAG_label nor Rust's types,
+# and leaves both out of BTF), or about struct module in a kernel without
+# modules; bio.o is checked on its own by scripts/check-debuginfo.sh.
+if grep -nE '(warning|Warning|WARNING):|too long for kallsyms' "$log" > "$LOGS/warnings-$variant.txt"; then
 	sed 's/^/    /' "$LOGS/warnings-$variant.txt" >&2
 	die "build $variant printed warnings (above; log: $log)"
 fi
+if [ -f "$o/vmlinux" ] && grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$o/.config"; then
+	python3 "$TOP/scripts/btf-diagnostics.py" "$log" "$o/vmlinux" "$LLVM_SUFFIX" \
+		> "$LOGS/warnings-$variant.txt" || {
+		sed '1d; s/^/    /' "$LOGS/warnings-$variant.txt" >&2
+		die "build $variant: pahole or resolve_btfids said the above (log: $log)"
+	}
+	known=$(sed -n '1s/^known //p' "$LOGS/warnings-$variant.txt")
+	[ "$known" = 0 ] || info "build $variant: $known lines of pahole and resolve_btfids, all about" \
+		"assembly or Rust units or struct module (scripts/btf-diagnostics.py)"
+fi
 rm -f "$LOGS/warnings-$variant.txt"
-known=$(grep -cE "$btf_known" "$log" || true)
-[ "$known" = 0 ] || info "build $variant: $known known lines from pahole and resolve_btfids (see scripts/build-kernel.sh)"
 if [ -n "${BUILD_TARGETS:-}" ]; then exit 0; fi
 # The distro-shaped kernels' debug info, Rust's part in bio.o above all.
 if grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$o/.config"; then

@@ -47,16 +47,9 @@ info() { printf '    %s\n' "$*" >&2; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# The O= folder of a build variant. A distro-shaped kernel's -bench form
-# shares its folder: a full build of Debian's config takes long, and the two
-# differ in a few options only, so switching is an incremental build (the
-# folder's .variant says which one it holds).
-objdir() {
-	case "$1" in
-	*-distro-bench) echo "$BUILD/o/${1%-bench}" ;;
-	*) echo "$BUILD/o/$1" ;;
-	esac
-}
+# The O= folder of a build variant; its .variant says which kernel it holds
+# once built.
+objdir() { echo "$BUILD/o/$1"; }
 
 # make in the kernel tree with the pinned toolchain.
 kmake() {
