@@ -51,12 +51,14 @@ out=$(pahole -J --btf_encode_detached="$tmp/bio.btf" "$obj" 2>&1) && [ -z "$out"
 pahole -F btf -C bio "$tmp/bio.btf" 2>&1 | grep -q '^struct bio {' ||
 	fail "the BTF pahole made from $obj has no struct bio" "$(pahole -F btf -C bio "$tmp/bio.btf" 2>&1)"
 
-# gdb finds bio_put() in block/bio.c.
+# gdb finds bio_put() in block/bio.c. Its sources are looked up from this
+# O= folder only, not from the compile directory the DWARF names: with
+# ccache's base_dir, that can be another clone's folder, with other sources.
 list_bio_put() {
-	gdb -batch -nx -ex 'list bio_put' "$1" 2>&1
+	gdb -batch -nx -ex "set directories $o" -ex 'list bio_put' "$1" 2>&1
 }
 out=$(list_bio_put "$obj")
-grep -qE '^[0-9]+[[:space:]]+void bio_put\(struct bio \*bio\)' <<< "$out" ||
+grep -qE '^[0-9]+[[:space:]]+([a-z_]+ )*void bio_put\(struct bio \*bio\)' <<< "$out" ||
 	fail "gdb's 'list bio_put' on $obj does not show bio_put() of block/bio.c" "$out"
 
 checked="bio.o"
@@ -65,7 +67,7 @@ if [ -f "$o/vmlinux" ] && [ "$o/vmlinux" -nt "$obj" ]; then
 	pahole -F btf -C bio_set "$o/vmlinux" 2>&1 | grep -q '^struct bio_set {' ||
 		fail "vmlinux has no BTF with struct bio_set" "$(pahole -F btf -C bio_set "$o/vmlinux" 2>&1)"
 	out=$(list_bio_put "$o/vmlinux")
-	grep -qE '^[0-9]+[[:space:]]+void bio_put\(struct bio \*bio\)' <<< "$out" ||
+	grep -qE '^[0-9]+[[:space:]]+([a-z_]+ )*void bio_put\(struct bio \*bio\)' <<< "$out" ||
 		fail "gdb's 'list bio_put' on vmlinux does not show bio_put() of block/bio.c" "$out"
 fi
 info "debug info of $variant ($checked): one C unit and nothing of Rust in bio.o, verified," \
