@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Sort what pahole said while making a kernel's BTF into known and new.
 
-    btf-diagnostics.py BUILD_LOG VMLINUX
+    btf-diagnostics.py BUILD_LOG VMLINUX [LLVM_SUFFIX]
 
 pahole 1.24 (Debian 12's dwarves) prints a line for each DWARF construct it
 does not handle. On a kernel built by clang 22 with Rust, two kinds of units
