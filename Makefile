@@ -28,10 +28,11 @@ export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP DISTRO
 
 S := $(CURDIR)/scripts
 
+KERNEL_TARGETS := $(addprefix kernel-,c rust rust-debug c-bench rust-bench c-distro \
+	rust-distro c-distro-bench rust-distro-bench)
+
 .PHONY: all test soak check series bench codegen deps tree kernels initramfs workload shell \
-	test-distro reset-tree clean distclean help \
-	$(addprefix kernel-,c rust rust-debug c-bench rust-bench c-distro rust-distro \
-		c-distro-bench rust-distro-bench)
+	test-distro reset-tree clean distclean help $(KERNEL_TARGETS)
 
 all: deps tree kernels initramfs
 	@$(S)/workload.sh $(VARIANTS)
@@ -86,7 +87,8 @@ tree: deps
 kernels: tree
 	@for v in $(VARIANTS); do $(S)/build-kernel.sh $$v || exit 1; done
 
-kernel-%: tree
+# A static pattern rule: make looks for no implicit rule for a phony target.
+$(KERNEL_TARGETS): kernel-%: tree
 	@$(S)/build-kernel.sh $*
 
 initramfs: tree
