@@ -39,6 +39,12 @@ done
 shift $((OPTIND - 1))
 variant=${1:?usage: run-guest.sh [options] VARIANT}
 
+# The results of an earlier boot go first: a boot that cannot start must
+# not leave them to be read as its own.
+run=$BUILD/runs/$variant/$name
+rm -rf "$run"
+mkdir -p "$run"
+
 kernel=$(objdir "$variant")/arch/x86/boot/bzImage
 initrd=$BUILD/initramfs.cpio
 [ -f "$kernel" ] || die "no kernel for variant $variant ($kernel): build it first (make kernel-$variant)"
@@ -47,10 +53,6 @@ built=$(cat "$(objdir "$variant")/.variant" 2>/dev/null || echo "an unfinished b
 	die "$(objdir "$variant") holds $built, not $variant: build it first (make kernel-$variant)"
 [ -f "$initrd" ] || die "no initramfs ($initrd): build it first (make initramfs)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (make deps)"
-
-run=$BUILD/runs/$variant/$name
-rm -rf "$run"
-mkdir -p "$run"
 
 # TCG unless KVM is asked for: KVM hangs on these machines (see README).
 case "${ACCEL:-tcg}" in
@@ -144,7 +146,7 @@ else
 fi
 
 # Splats: any of these in the console fails the boot.
-splat='WARNING:|BUG:|Oops|Call Trace|Kernel panic|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|possible recursive locking|possible circular locking|inconsistent lock state|INFO: task .* blocked|general protection fault|stack-protector|Unable to handle'
+splat='WARNING:|BUG:|Oops|Call Trace|Kernel panic|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|leak detector disabled|possible recursive locking|possible circular locking|inconsistent lock state|INFO: task .* blocked|general protection fault|stack-protector|Unable to handle'
 if grep -nE "$splat" "$console" > "$run/splats.txt"; then
 	check "$variant/$name: console clean" "$(head -n 3 "$run/splats.txt" | tr '\n' ' ')(see $console)"
 else
