@@ -58,8 +58,9 @@ const IRQ: usize = PutContext::HardIrq as usize;
 ///
 /// - [`Cacheable::next`] and [`Cacheable::set_next`] read and write a link field of the object
 ///   that nothing but the cache uses while the cache owns the object;
-/// - [`Cacheable::retire`] leaves the object valid for [`Cacheable::release`] and for being
-///   handed out again by [`PerCpuCache::alloc`];
+/// - [`Cacheable::retire`] leaves the object valid for [`Cacheable::revive`], and
+///   [`Cacheable::revive`] leaves it valid for [`Cacheable::release`] and for being handed out
+///   again by [`PerCpuCache::alloc`];
 /// - [`Cacheable::release`] frees the object, in any context the cache calls it from: task, hard
 ///   or soft interrupt, NMI (an object put back from an NMI is released there), with preemption
 ///   disabled or not.
@@ -96,6 +97,19 @@ pub unsafe trait Cacheable: Sized + Send {
     ///
     /// The caller owns `this`, and runs in the context `ctx` with preemption disabled.
     unsafe fn retire(this: NonNull<Self>, ctx: PutContext);
+
+    /// Undoes what [`Cacheable::retire`] did that must not outlast the object's stay in the
+    /// cache, when the object leaves it: before it is handed out by [`PerCpuCache::alloc`], or
+    /// freed by a prune. The default does nothing.
+    ///
+    /// An object whose memory the cache hides from a leak detector while it holds it (as the
+    /// bio cache does from kmemleak) shows it again here.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns `this`, which [`Cacheable::retire`] prepared and the cache held since.
+    #[inline]
+    unsafe fn revive(_this: NonNull<Self>) {}
 
     /// Frees `this`.
     ///
@@ -395,8 +409,12 @@ impl<T: Cacheable> Slot<T> {
         let mut freed: u32 = 0;
         // SAFETY: The caller may access the task list.
         while let Some(obj) = unsafe { self.pop_task() } {
-            // SAFETY: `obj` left the list: the cache owned it and now gives it up.
-            drop(unsafe { Owned::from_raw(obj) });
+            // SAFETY: `obj` left the list: the cache owned it since `retire`, and now gives it
+            // up.
+            drop(unsafe {
+                T::revive(obj);
+                Owned::from_raw(obj)
+            });
             // At most `T::MAX + 2` objects were on the list (type invariants): no overflow.
             freed = freed.wrapping_add(1);
             if freed == nr {
@@ -573,8 +591,11 @@ impl<T: Cacheable> PerCpuCache<T> {
         };
         slot.count(Stat::AllocHit, 1);
         drop(slot);
-        // SAFETY: `obj` left the list: the cache owned it and hands it over.
-        Some(unsafe { Owned::from_raw(obj) })
+        // SAFETY: `obj` left the list: the cache owned it since `retire`, and hands it over.
+        Some(unsafe {
+            T::revive(obj);
+            Owned::from_raw(obj)
+        })
     }
 
     /// Takes `obj` back: onto the current CPU's task list from task context, onto its hard-IRQ

@@ -33,7 +33,7 @@
 #include <asm/apic.h>
 #endif
 
-#include "blk.h"		/* BIO_INLINE_VECS */
+#include "blk.h"		/* BIO_INLINE_VECS, bio_alloc_cache_all */
 
 /* The bounds of block/bio.c, which both implementations share. */
 #define CACHE_MAX		256	/* ALLOC_CACHE_MAX */
@@ -46,6 +46,7 @@ struct bio_cache_test {
 	struct bio *bios[MAX_BIOS];
 	unsigned int nr_bios;
 	unsigned short nr_vecs;
+	blk_opf_t opf;
 	bool in_hardirq, in_softirq, in_nmi;
 	void *nmi_freed[8];
 	unsigned int nr_nmi_freed;
@@ -56,7 +57,7 @@ struct bio_cache_test {
 
 static struct bio *bio_cache_test_alloc(struct bio_cache_test *t)
 {
-	return bio_alloc_bioset(NULL, t->nr_vecs, REQ_OP_READ | REQ_ALLOC_CACHE,
+	return bio_alloc_bioset(NULL, t->nr_vecs, REQ_OP_READ | t->opf,
 				GFP_KERNEL, &t->bs);
 }
 
@@ -455,6 +456,42 @@ static void bio_cache_test_bypass(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.nr, 0);
 }
 
+/*
+ * A bio asked for without REQ_ALLOC_CACHE is cached under
+ * bio_alloc_cache=all (upstream's rule since 6.19), not under the default
+ * (6.12's). Under either, a bio_set whose mempool is below its reserve is
+ * not robbed of the bio: it is not marked, and goes back to the mempool.
+ */
+static void bio_cache_test_rule(struct kunit *test)
+{
+	struct bio_cache_test *t = test->priv;
+	bool all = static_branch_unlikely(&bio_alloc_cache_all);
+	struct bio_alloc_cache_stats st;
+	void *reserved;
+
+	kunit_info(test, "rule: %s\n", all ? "all" : "flagged");
+	t->opf = 0;
+	reserved = mempool_alloc_preallocated(&t->bs.bio_pool);
+	KUNIT_ASSERT_NOT_NULL(test, reserved);
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 4);
+	KUNIT_EXPECT_FALSE(test, t->bios[0]->bi_opf & REQ_ALLOC_CACHE);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, 4);
+	mempool_free(reserved, &t->bs.bio_pool);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.alloc_miss, all ? 4 : 0);
+	KUNIT_EXPECT_EQ(test, st.put_task, 0);
+	KUNIT_EXPECT_EQ(test, st.nr, 0);
+
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 4);
+	KUNIT_EXPECT_EQ(test, !!(t->bios[0]->bi_opf & REQ_ALLOC_CACHE), all);
+	KUNIT_EXPECT_EQ(test, !!(t->bios[3]->bi_opf & REQ_ALLOC_CACHE), all);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, 4);
+	st = bio_cache_test_stats(t, 0);
+	KUNIT_EXPECT_EQ(test, st.alloc_miss, all ? 8 : 0);
+	KUNIT_EXPECT_EQ(test, st.put_task, all ? 4 : 0);
+	KUNIT_EXPECT_EQ(test, st.nr, all ? 4 : 0);
+}
+
 /* Teardown frees the bios cached on every CPU; a second one is harmless. */
 static void bio_cache_test_teardown(struct kunit *test)
 {
@@ -614,6 +651,7 @@ static int bio_cache_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->test = test;
 	t->nr_vecs = 1;
+	t->opf = REQ_ALLOC_CACHE;
 	KUNIT_ASSERT_EQ(test, bioset_init(&t->bs, BIO_POOL_SIZE, 0,
 					  BIOSET_NEED_BVECS | BIOSET_PERCPU_CACHE), 0);
 	test->priv = t;
@@ -640,6 +678,7 @@ static struct kunit_case bio_cache_test_cases[] = {
 	KUNIT_CASE(bio_cache_test_splice_at),
 	KUNIT_CASE(bio_cache_test_splice_above),
 	KUNIT_CASE(bio_cache_test_bypass),
+	KUNIT_CASE(bio_cache_test_rule),
 	KUNIT_CASE(bio_cache_test_teardown),
 	KUNIT_CASE(bio_cache_test_front_pad),
 	KUNIT_CASE(bio_cache_test_cpu_dead),
@@ -657,3 +696,4 @@ kunit_test_suite(bio_cache_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the per-CPU bio cache");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
