@@ -18,7 +18,7 @@ PKGS=(
 	dwarves gdb
 	rustc-web rust-web-src rustfmt-web rust-web-clippy bindgen
 	# guest and workload
-	qemu-system-x86 busybox-static fio liburing-dev dmsetup
+	qemu-system-x86 busybox-static fio liburing-dev dmsetup e2fsprogs
 	# make bench's chart
 	gnuplot-nox
 )

@@ -25,9 +25,10 @@ list=$OUT/initramfs.list
 	cat "$TOP/tests/initramfs.list"
 
 	# Debian's binaries the tests run, with the shared libraries they need:
-	# fio, and dmsetup (libdevmapper) for the device-mapper tests.
+	# fio, dmsetup (libdevmapper) for the device-mapper tests, mke2fs and
+	# e2fsck for the ext4 tests.
 	bins=()
-	for b in fio dmsetup; do
+	for b in fio dmsetup mke2fs e2fsck; do
 		path=$(PATH=$PATH:/usr/sbin:/sbin command -v "$b") || die "no $b on this machine (make deps)"
 		bins+=("$path")
 	done

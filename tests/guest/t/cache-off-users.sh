@@ -9,8 +9,8 @@
 #    with a registered buffer too; bad input gets the same answers as with
 #    the cache;
 #  - passthrough bios without the cache come from fs_bio_set's mempool and
-#    go back with kfree() (blk_mq_map_bio_put()): the bio slabs hold what
-#    they held before, once the dm devices are gone.
+#    go back to it with bio_put() (blk_mq_map_bio_put()): the bio slabs
+#    hold what they held before, once the dm devices are gone.
 # boot: cacheoff
 # timeout: 180
 . /tests/lib.sh
