@@ -16,7 +16,10 @@
 #  - Which buffers go through the cache (data verified in each case): up to
 #    4 pages, 4-byte aligned, yes (4 KiB, 16 KiB, 4 KiB at offset 4); 5
 #    pages or more no (16 KiB at offset 512, 32 KiB); a registered buffer
-#    of any size yes (32 KiB); a buffer not 4-byte aligned is bounced, no.
+#    of any size yes (32 KiB); a buffer not 4-byte aligned is bounced
+#    through pages of the kernel's: through the cache if those are at most
+#    4 (4 KiB at offset 1), not if more (32 KiB at offset 1). Before patch
+#    15 (upstream's 05ce4c584cc6) a bounced buffer never was.
 . /tests/lib.sh
 
 cpu=1
@@ -107,5 +110,6 @@ pt_shape all -b 4k -a 4
 pt_shape none -b 16k -a 512
 pt_shape none -b 32k
 pt_shape all -b 32k -X
-pt_shape none -b 4k -a 1
+pt_shape all -b 4k -a 1
+pt_shape none -b 32k -a 1
 cache_check_balance $FS_BIOSET
