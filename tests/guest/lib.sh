@@ -47,7 +47,7 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 KMEMLEAK_PID=""
 kmemleak_scanning_start() {
 	[ -w $KMEMLEAK ] || return 0
-	(while :; do echo scan > $KMEMLEAK || exit 1; sleep 1; done) &
+	(while :; do echo scan > $KMEMLEAK || exit 1; sleep 3; done) &
 	KMEMLEAK_PID=$!
 }
 kmemleak_scanning_stop() {
@@ -633,4 +633,26 @@ ext4_workload() {
 		fail "files on $dev differ after a remount"
 	umount "$mnt" || fail "cannot unmount $mnt"
 	log "ext4 on $dev: $(wc -l < /tmp/ext4-$dev.md5) files identical after a remount"
+}
+
+# ext4_full DEV: after ext4_workload, fill the file system on /dev/DEV:
+# the write that does not fit fails with ENOSPC, and once the filler is
+# gone the files of ext4_workload read back as written, after a remount,
+# and e2fsck -fn is clean.
+ext4_full() {
+	local dev=$1 mnt=/mnt/$1 err
+	mount -t ext4 "/dev/$dev" "$mnt" || fail "cannot mount /dev/$dev"
+	err=$(dd if=/dev/zero of="$mnt/fill" bs=1M 2>&1) && fail "filling $dev did not fail"
+	case $err in
+	*"No space left on device"*) ;;
+	*) echo "$err"; fail "filling $dev failed, but not with ENOSPC" ;;
+	esac
+	rm "$mnt/fill"
+	umount "$mnt" || fail "cannot unmount $mnt"
+	ext4_check "$dev"
+	mount -t ext4 "/dev/$dev" "$mnt" || fail "cannot mount /dev/$dev again"
+	(cd "$mnt" && md5sum -c "/tmp/ext4-$dev.md5") > /dev/null ||
+		fail "files on $dev differ after it was full"
+	umount "$mnt" || fail "cannot unmount $mnt"
+	log "ext4 on $dev: full (ENOSPC), then clean, and the files intact"
 }

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+# CPU hotplug under the cache's new users, with bio_alloc_cache=all:
+#  - small files written with fsync on ext4 (journal commits, buffer heads)
+#    over a null_blk with hrtimer completions;
+#  - verified O_DIRECT IO, not polled, on a null_blk with hrtimer
+#    completions and on one with softirq completions;
+# while every CPU but CPU0 goes offline and online. The file writer makes
+# progress in every cycle and the IO workers stay alive; then no IO error,
+# every file reads back as written after a remount, e2fsck -fn is clean,
+# fs_bio_set and the direct-IO bio_set balance (puts = hits + drains +
+# held), the hotplug drains took bios, and the bio slabs hold what they
+# held before.
+# boot: all
+# timeout: 300
+. /tests/lib.sh
+
+cycles=$(scaled "$(karg hotplug_cycles 10)")
+cpus=$(hotplug_cpus)
+[ -n "$cpus" ] || fail "no CPU can go offline (SMP and CPU hotplug needed)"
+expect_eq "rule" "$(cache_rule)" all
+
+nullb_create hf queue_mode=2 submit_queues=1 irqmode=2 completion_nsec=20000 \
+	memory_backed=1 size=64
+nullb_create hi queue_mode=2 submit_queues=1 poll_queues=0 irqmode=2 \
+	completion_nsec=20000 memory_backed=1 size=16
+nullb_create hs queue_mode=2 submit_queues=1 poll_queues=0 irqmode=1 \
+	memory_backed=1 size=16
+ext4_mkfs hf
+mkdir -p /mnt/hf
+mount -t ext4 /dev/hf /mnt/hf || fail "cannot mount /dev/hf"
+before=$(bios_outside_cache)
+d0=$(($(cache_stat $FS_BIOSET all drain_hotplug) + $(cache_stat $DIO_BIOSET all drain_hotplug)))
+
+# The file writer: one 4 KiB file of its own content at a time, written
+# with fsync, its checksum noted; /tmp/hf.n counts the files written.
+(
+	i=0
+	while [ ! -e /tmp/hf.stop ]; do
+		i=$((i + 1))
+		# (not /dev/urandom, which blocks until the guest's CRNG is ready)
+		yes "f$i $RANDOM $RANDOM" | head -c 4096 > /tmp/hf.blk
+		dd if=/tmp/hf.blk of=/mnt/hf/f$i bs=4k conv=fsync 2> /tmp/hf.dd ||
+			{ { echo "write of f$i failed:"; cat /tmp/hf.dd; } > /tmp/hf.err; exit 1; }
+		echo "$(md5sum < /tmp/hf.blk | cut -d' ' -f1)  f$i" >> /tmp/hf.md5
+		echo $i > /tmp/hf.n
+	done
+) &
+writer=$!
+# writer_alive WHEN: the file writer has not stopped (a zombie passes kill -0).
+writer_alive() {
+	if [ -s /tmp/hf.err ] || ! grep -q '^State:.*[RSD]' "/proc/$writer/status" 2> /dev/null; then
+		cat /tmp/hf.err 2> /dev/null || true
+		fail "the file writer stopped $1"
+	fi
+}
+worker_start hi all hi 0 -b 4k -B 16k -q 8
+worker_start hs all hs 0 -b 4k -B 16k -q 8
+
+n=0
+for c in $(seq "$cycles"); do
+	# shellcheck disable=SC2086
+	cpus_cycle $cpus
+	sleep 1
+	workers_alive "in cycle $c"
+	writer_alive "in cycle $c"
+	m=$(cat /tmp/hf.n 2> /dev/null || echo 0)
+	[ "$m" -gt "$n" ] || fail "no file written in cycle $c ($m files)"
+	n=$m
+done
+log "$cycles cycles of CPUs $(echo $cpus) offline/online; $n files written"
+touch /tmp/hf.stop
+wait $writer || { cat /tmp/hf.err 2> /dev/null; fail "the file writer failed"; }
+workers_stop
+workers_check
+umount /mnt/hf || fail "cannot unmount /mnt/hf"
+ext4_check hf
+mount -t ext4 /dev/hf /mnt/hf || fail "cannot mount /dev/hf again"
+(cd /mnt/hf && md5sum -c /tmp/hf.md5) > /dev/null || fail "files on hf differ after a remount"
+umount /mnt/hf || fail "cannot unmount /mnt/hf"
+log "$(wc -l < /tmp/hf.md5) files identical after a remount"
+
+for b in $FS_BIOSET $DIO_BIOSET; do
+	cache_check_bound $b
+	cache_check_balance $b
+done
+d=$(($(cache_stat $FS_BIOSET all drain_hotplug) + $(cache_stat $DIO_BIOSET all drain_hotplug) - d0))
+log "hotplug drains: $d bios"
+[ "$d" -gt 0 ] || fail "no CPU death drained a bio"
+expect_eq "bios outside the caches" "$(bios_outside_cache)" "$before"
