@@ -3,7 +3,7 @@
 """Turn the results of tests/guest/bench/bench.sh into figures.
 
 Arguments: NAME=RESULTS.KTAP[,RESULTS.KTAP...] for each configuration (c,
-rust, off), one file per boot, whose "# RESULT name=W rep=R ops=N ns=T"
+rust, c612, off), one file per boot, whose "# RESULT name=W rep=R ops=N ns=T"
 lines were measured under -icount shift=0,sleep=off: T is a number of guest
 instructions. For each configuration and workload: the median of T/N over
 the repetitions of every boot (guest instructions per IO, or per
@@ -30,6 +30,11 @@ import subprocess
 import sys
 
 SPREAD_LIMIT = 0.01
+# A window in which the other CPUs were busy for at least this many ticks is
+# flagged: both vCPUs share the instruction clock, so their work counts
+# against the measured CPU. (Their elapsed ticks are printed too, but an
+# idle CPU without its tick accounts its idle time only when it wakes.)
+BUSY_TICKS = 2
 # The C cache's first and second boots, read against each other.
 FIRST, SECOND = "c#1", "c#2"
 # A configuration read against another: its ratio's column in the table, its
@@ -46,6 +51,18 @@ WORKLOADS = [
     ("nullb-qd1", "null_blk, QD 1", "IO"),
     ("nvme-qd128", "NVMe, QD 128, batches of 32", "IO"),
     ("nvme-qd1", "NVMe, QD 1", "IO"),
+    ("dm-qd128", "dm-linear, QD 128, batches of 32", "IO"),
+    ("dm-qd1", "dm-linear, QD 1", "IO"),
+    ("pt-qd128", "NVMe passthrough, QD 128, batches of 32", "IO"),
+    ("pt-qd1", "NVMe passthrough, QD 1", "IO"),
+    ("nullb-irq-qd128", "null_blk IRQ, QD 128, batches of 32", "IO"),
+    ("nullb-irq-qd1", "null_blk IRQ, QD 1", "IO"),
+    ("nvme-irq-qd128", "NVMe IRQ, QD 128, batches of 32", "IO"),
+    ("nvme-irq-qd1", "NVMe IRQ, QD 1", "IO"),
+    ("ext4-dio-qd128", "ext4 O_DIRECT io_uring, QD 128", "IO"),
+    ("ext4-dio-qd1", "ext4 O_DIRECT io_uring, QD 1", "IO"),
+    ("ext4-psync-qd1", "ext4 O_DIRECT pread", "IO"),
+    ("ext4-fsync", "ext4 4 KiB write + fsync", "IO"),
     ("pair-hit", "alloc + put, cache hit", "pair"),
     ("pair-splice", "alloc + put, IRQ-list splice", "pair"),
     ("pair-off", "alloc + put, no cache", "pair"),
@@ -61,9 +78,17 @@ def parse(path):
                 continue
             kv = dict(x.split("=", 1) for x in line[len("# RESULT "):].split())
             ops, ns = int(kv["ops"]), int(kv["ns"])
+            busy = int(kv.get("busy", 0))
             if ops > 0:
                 runs.setdefault(kv["name"], []).append(ns / ops)
+            if busy >= BUSY_TICKS:
+                BUSY.setdefault(kv["name"], set()).add(path)
     return runs
+
+
+# Workload -> the result files in which one of its windows had the other
+# CPUs busy.
+BUSY = {}
 
 
 def chart(svg, names, by, comparisons, savings):
@@ -104,7 +129,8 @@ def chart(svg, names, by, comparisons, savings):
                        " with labels offset 0,0.7 font ',8' notitle")
         return ", ".join(out)
 
-    titles = {"c": "C cache", "rust": "Rust cache", "off": "no cache"}
+    titles = {"c": "C cache", "rust": "Rust cache", "c612": "C cache, 6.12's rule",
+              "off": "no cache"}
     rel = clustered(0, [i + 2 for i in range(len(comparisons))],
                     [cmp.legend for cmp in comparisons], fmt="%+.2f%%")
     per_pair = clustered(1, [i + 2 for i in range(len(names))], [titles.get(n, n) for n in names])
@@ -151,10 +177,11 @@ def main():
     ap.add_argument("configs", nargs="+", help="NAME=results.ktap[,results.ktap...], one per boot")
     args = ap.parse_args()
 
-    names, data, boots = [], {}, {}
+    names, data, boots, paths_of = [], {}, {}, {}
     for c in args.configs:
         name, paths = c.split("=", 1)
         names.append(name)
+        paths_of[name] = paths.split(",")
         per_boot = [parse(p) for p in paths.split(",")]
         boots[name] = len(per_boot)
         data[name] = {}
@@ -164,6 +191,7 @@ def main():
         if name == "c" and len(per_boot) >= 2:
             data[FIRST], data[SECOND] = per_boot[0], per_boot[1]
             boots[FIRST] = boots[SECOND] = 1
+            paths_of[FIRST], paths_of[SECOND] = paths_of[name][:1], paths_of[name][1:2]
 
     records = []
     for w, _, unit in WORKLOADS:
@@ -178,6 +206,7 @@ def main():
                 "median": round(med, 1), "min": round(min(vals), 1), "max": round(max(vals), 1),
                 "spread": round(spread, 5), "reps": len(vals), "boots": boots[n],
                 "flagged": spread > SPREAD_LIMIT,
+                "other_cpu_busy": any(p in BUSY.get(w, ()) for p in paths_of[n]),
             })
 
     by = {(r["config"], r["workload"]): r for r in records}
@@ -185,7 +214,8 @@ def main():
     print()
     print("Guest instructions (QEMU TCG, -icount shift=0,sleep=off), median of the repetitions;")
     print("boots: " + ", ".join(f"{n} {boots[n]}" for n in names) + ". Spread = (max - min) / median,"
-          " '!' above 1%.")
+          " '!' above 1%;")
+    print(f"'#': in a window the other CPUs were busy ({BUSY_TICKS}+ ticks).")
     print("rust/c is the ratio of the medians" + (
         "; c 2nd/1st, the same for two boots of the C kernel,\nis how far a ratio moves by noise."
         if SECOND in data else "."))
@@ -202,7 +232,8 @@ def main():
             if r is None:
                 row += f"{'-':>16}"
                 continue
-            cell = f"{r['median']:.0f} ±{100 * r['spread']:.2f}%{'!' if r['flagged'] else ' '}"
+            mark = "!" if r["flagged"] else "#" if r["other_cpu_busy"] else " "
+            cell = f"{r['median']:.0f} ±{100 * r['spread']:.2f}%{mark}"
             row += f"{cell:>16}"
         for cmp in comparisons:
             c, x = by.get((cmp.ref, w)), by.get((cmp.config, w))
@@ -211,6 +242,8 @@ def main():
             # A ratio of two figures that do not repeat means nothing.
             elif c["flagged"] or x["flagged"]:
                 row += f"{'(noise)':>11}"
+            elif c["other_cpu_busy"] or x["other_cpu_busy"]:
+                row += f"{'(busy)':>11}"
             else:
                 row += f"{x['median'] / c['median']:>11.3f}"
         print(row)
@@ -254,6 +287,27 @@ def main():
                 print(line)
                 records.append(rec)
 
+    # What 6.19's rule (bio_alloc_cache=all: c, rust) saves over 6.12's (the
+    # C kernel's default: c612), per IO.
+    if "c612" in names:
+        print()
+        print("What 6.19's rule saves per IO over 6.12's (c612 minus each, the C kernel under")
+        print("6.12's rule the baseline of both), and the share of the C cache's saving the Rust")
+        print("cache keeps:")
+        for w, label, unit in WORKLOADS:
+            base, c, r = by.get(("c612", w)), by.get(("c", w)), by.get(("rust", w))
+            if base is None or c is None or r is None or unit != "IO":
+                continue
+            sc, sr = base["median"] - c["median"], base["median"] - r["median"]
+            rec = {"config": "rule_saving", "workload": w, "unit": f"guest instructions per {unit}",
+                   "c": round(sc, 1), "rust": round(sr, 1),
+                   "c_percent": round(100 * sc / base["median"], 2),
+                   "rust_keeps": round(sr / sc, 4) if abs(sc) >= 1 else None}
+            records.append(rec)
+            keep = f"keeps {100 * sr / sc:5.1f}%" if abs(sc) >= 1 else "(no saving)"
+            print(f"  {label + ' (per ' + unit + ')':<{width}} C {sc:6.0f} ({rec['c_percent']:+.2f}%)"
+                  f"   Rust {sr:6.0f}, {keep}")
+
     if args.beside and savings:
         with open(args.beside) as f:
             other = {r["workload"]: r for r in json.load(f) if r.get("config") == "saving"}
@@ -277,6 +331,9 @@ def main():
     flagged = [f"{r['config']}/{r['workload']}" for r in records if r.get("flagged")]
     if flagged:
         print("spread above 1%: " + ", ".join(flagged))
+    busy = [f"{r['config']}/{r['workload']}" for r in records if r.get("other_cpu_busy")]
+    if busy:
+        print("other CPUs busy in a measured window: " + ", ".join(busy))
     return 0
 
 

@@ -11,6 +11,14 @@
  *           must get the answer the block layer defines: short reads and
  *           writes across the end, 0 for a read at or past it, -ENOSPC for a
  *           write at it.
+ *   pread:  random reads of one block size with pread(2), one at a time (psync:
+ *           no io_uring), for the bench.
+ *   fsync:  random writes of one block size with pwrite(2) through the page
+ *           cache, each followed by fsync(2): the small-write workload of a
+ *           file system (its journal commits), for the bench.
+ *
+ * DEV may be a regular file (its size is the region's limit): on a file
+ * system, every mode but fsync is O_DIRECT.
  *
  * -O OFFSET moves the region to start at OFFSET, so that several instances
  * can verify disjoint parts of one device.
@@ -118,7 +126,7 @@ static bool check(const uint64_t *p, uint64_t off, unsigned int len, uint64_t se
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: uring-io -d DEV [-o verify|read|edge] [-b MINBS] [-B MAXBS] [-q QD]\n"
+		"usage: uring-io -d DEV [-o verify|read|edge|pread|fsync] [-b MINBS] [-B MAXBS] [-q QD]\n"
 		"                [-c BATCH] [-O OFFSET] [-r REGION] [-n COUNT] [-t SECONDS]\n"
 		"                [-s SEED] [-p] [-F] [-X] [-e ERRNO | -E ERRNO]\n"
 		"                [-a BUFMISALIGN] [-A OFFMISALIGN]\n");
@@ -173,7 +181,8 @@ static void parse(int argc, char **argv)
 	    (o.max_bs & (o.max_bs - 1)) || o.buf_misalign >= 4096 ||
 	    (o.expect_errno && o.allow_errno) || o.start % 512)
 		usage();
-	if (strcmp(o.op, "verify") && strcmp(o.op, "read") && strcmp(o.op, "edge"))
+	if (strcmp(o.op, "verify") && strcmp(o.op, "read") && strcmp(o.op, "edge") &&
+	    strcmp(o.op, "pread") && strcmp(o.op, "fsync"))
 		usage();
 	for (unsigned int bs = o.min_bs; bs <= o.max_bs && nr_sizes < MAX_SIZES; bs *= 2)
 		sizes[nr_sizes++] = bs;
@@ -388,6 +397,37 @@ static int random_reads(uint64_t deadline)
 	}
 }
 
+/* -o pread and -o fsync: @o.count synchronous IOs, no io_uring. */
+static int sync_ios(bool is_read)
+{
+	uint64_t blocks = o.region / o.min_bs;
+
+	for (uint64_t i = 0; i < o.count && !stop; i++) {
+		uint64_t off = o.start + (rnd() % blocks) * o.min_bs;
+		ssize_t ret;
+
+		if (is_read)
+			ret = pread(fd, slots[0].buf, o.min_bs, off);
+		else
+			ret = pwrite(fd, slots[0].buf, o.min_bs, off);
+		if (ret != (ssize_t)o.min_bs) {
+			fprintf(stderr, "uring-io: %s of %u at %" PRIu64 ": %s\n",
+				is_read ? "pread" : "pwrite", o.min_bs, off,
+				ret < 0 ? strerror(errno) : "short");
+			nr_errors++;
+			return -1;
+		}
+		if (!is_read && fsync(fd)) {
+			fprintf(stderr, "uring-io: fsync: %s\n", strerror(errno));
+			nr_errors++;
+			return -1;
+		}
+		nr_ios++;
+		nr_bytes += o.min_bs;
+	}
+	return 0;
+}
+
 /* One IO of @len at @off, alone in the ring; returns its result. */
 static int one(bool is_read, uint64_t off, unsigned int len)
 {
@@ -457,12 +497,16 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fd = open(o.dev, O_RDWR | O_DIRECT);
+	fd = open(o.dev, O_RDWR | (strcmp(o.op, "fsync") ? O_DIRECT : 0));
 	if (fd < 0) {
 		fprintf(stderr, "uring-io: open %s: %s\n", o.dev, strerror(errno));
 		return 1;
 	}
-	if (ioctl(fd, BLKGETSIZE64, &devsize)) {
+	struct stat st;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		devsize = st.st_size;
+	} else if (ioctl(fd, BLKGETSIZE64, &devsize)) {
 		fprintf(stderr, "uring-io: BLKGETSIZE64 %s: %s\n", o.dev, strerror(errno));
 		return 1;
 	}
@@ -506,6 +550,11 @@ int main(int argc, char **argv)
 		if (!o.count && !o.seconds)
 			o.count = 10000;
 		ret = random_reads(deadline);
+	} else if (!strcmp(o.op, "pread") || !strcmp(o.op, "fsync")) {
+		if (!o.count)
+			o.count = 10000;
+		memset(slots[0].buf, 0x5a, o.min_bs);
+		ret = sync_ios(!strcmp(o.op, "pread"));
 	} else {
 		uint64_t seed = o.seed;
 
