@@ -129,7 +129,7 @@ def chart(svg, names, by, comparisons, savings):
                        " with labels offset 0,0.7 font ',8' notitle")
         return ", ".join(out)
 
-    titles = {"c": "C cache", "rust": "Rust cache", "c612": "C cache, 6.12's rule",
+    titles = {"c": "C cache", "rust": "Rust cache", "c612": "C cache, 6.12 rule",
               "off": "no cache"}
     rel = clustered(0, [i + 2 for i in range(len(comparisons))],
                     [cmp.legend for cmp in comparisons], fmt="%+.2f%%")
