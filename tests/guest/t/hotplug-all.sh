@@ -42,7 +42,8 @@ d0=$(($(cache_stat $FS_BIOSET all drain_hotplug) + $(cache_stat $DIO_BIOSET all 
 		dd if=/tmp/hf.blk of=/mnt/hf/f$i bs=4k conv=fsync 2> /tmp/hf.dd ||
 			{ { echo "write of f$i failed:"; cat /tmp/hf.dd; } > /tmp/hf.err; exit 1; }
 		echo "$(md5sum < /tmp/hf.blk | cut -d' ' -f1)  f$i" >> /tmp/hf.md5
-		echo $i > /tmp/hf.n
+		# through a rename: a reader never sees the file empty
+		echo $i > /tmp/hf.n.new && mv /tmp/hf.n.new /tmp/hf.n
 	done
 ) &
 writer=$!
