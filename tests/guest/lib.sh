@@ -517,13 +517,24 @@ nvme_keeps_writes() {
 # its bios from fs_bio_set.
 FS_BIOSET=fs_bio_set
 
+# fio_report WHAT OUT: fio's report OUT says no error (fio 3.33 may exit 0
+# after some); sets FIO_READS and FIO_WRITES, the IOs it issued.
+fio_report() {
+	local rw
+	echo "$2" | grep -q 'err= 0:' || { echo "$2"; fail "$1 reported an error"; }
+	rw=$(echo "$2" | sed -n 's/.*issued rwts: total=\([0-9]*\),\([0-9]*\),.*/\1 \2/p')
+	[ -n "$rw" ] || { echo "$2"; fail "no 'issued rwts' in the report of $1"; }
+	FIO_READS=${rw% *}
+	FIO_WRITES=${rw#* }
+}
+
 # fio_pt CHR ARGS...: fio 3.33's io_uring_cmd engine on /dev/CHR: random
 # 4 KiB writes over 8 MiB, then every block read back and checked (crc32c);
 # ARGS add or override options (--size=, --hipri=1, --fixedbufs=1). Prints fio's
 # summary; sets FIO_READS and FIO_WRITES (commands issued) and IRQS (NVMe
 # interrupts meanwhile).
 fio_pt() {
-	local chr=$1 out irq0 rw
+	local chr=$1 out irq0
 	shift
 	irq0=$(nvme_irqs)
 	log "fio io_uring_cmd on $chr $*"
@@ -538,12 +549,7 @@ fio_pt() {
 	}
 	IRQS=$(($(nvme_irqs) - irq0))
 	echo "$out" | grep -E 'err=|issued rwts|IOPS'
-	# fio 3.33 may exit 0 after some errors: read its report
-	echo "$out" | grep -q 'err= 0:' || { echo "$out"; fail "fio on $chr reported an error"; }
-	rw=$(echo "$out" | sed -n 's/.*issued rwts: total=\([0-9]*\),\([0-9]*\),.*/\1 \2/p')
-	[ -n "$rw" ] || { echo "$out"; fail "no 'issued rwts' in fio's report"; }
-	FIO_READS=${rw% *}
-	FIO_WRITES=${rw#* }
+	fio_report "fio on $chr" "$out"
 	[ "$FIO_WRITES" -gt 0 ] && [ "$FIO_READS" = "$FIO_WRITES" ] ||
 		fail "fio wrote $FIO_WRITES blocks and read back $FIO_READS"
 }
@@ -584,15 +590,13 @@ cache_delta() {
 # writes over 4 MiB, then every block read back and checked); ARGS choose
 # the engine and mode. Prints fio's summary; sets FIO_IOS (IOs issued).
 fio_fs() {
-	local dir=$1 name=$2 out rw
+	local dir=$1 name=$2 out
 	shift 2
 	out=$(fio --name="$name" --directory="$dir" --rw=randwrite --bs=4k --size=4M \
 		--iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--disk_util=0 "$@" 2>&1) || { echo "$out"; fail "fio $name in $dir failed"; }
-	echo "$out" | grep -q 'err= 0:' || { echo "$out"; fail "fio $name reported an error"; }
-	rw=$(echo "$out" | sed -n 's/.*issued rwts: total=\([0-9]*\),\([0-9]*\),.*/\1 \2/p')
-	[ -n "$rw" ] || { echo "$out"; fail "no 'issued rwts' in fio's report"; }
-	FIO_IOS=$((${rw% *} + ${rw#* }))
+	fio_report "fio $name" "$out"
+	FIO_IOS=$((FIO_READS + FIO_WRITES))
 	log "fio $name $*: $FIO_IOS IOs, verified"
 }
 
@@ -608,6 +612,15 @@ ext4_check() {
 	local out
 	out=$(/usr/sbin/e2fsck -fn "/dev/$1" 2>&1) || { echo "$out"; fail "e2fsck -fn /dev/$1 found errors"; }
 	log "e2fsck -fn /dev/$1: clean"
+}
+
+# ext4_compare DEV SUMS: mounted again, the files on /dev/DEV match the
+# checksums in SUMS (md5sum's format, paths relative to the mount point).
+ext4_compare() {
+	local mnt=/mnt/$1
+	mount -t ext4 "/dev/$1" "$mnt" || fail "cannot mount /dev/$1 again"
+	(cd "$mnt" && md5sum -c "$2") > /dev/null || fail "files on $1 differ from $2"
+	umount "$mnt" || fail "cannot unmount $mnt"
 }
 
 # ext4_workload DEV: ext4 on /dev/DEV under what the cache's new users do:
@@ -628,10 +641,7 @@ ext4_workload() {
 	(cd "$mnt" && md5sum ./*.0.0) > /tmp/ext4-$dev.md5 || fail "cannot checksum the files"
 	umount "$mnt" || fail "cannot unmount $mnt"
 	ext4_check "$dev"
-	mount -t ext4 "/dev/$dev" "$mnt" || fail "cannot mount /dev/$dev again"
-	(cd "$mnt" && md5sum -c /tmp/ext4-$dev.md5) > /dev/null ||
-		fail "files on $dev differ after a remount"
-	umount "$mnt" || fail "cannot unmount $mnt"
+	ext4_compare "$dev" "/tmp/ext4-$dev.md5"
 	log "ext4 on $dev: $(wc -l < /tmp/ext4-$dev.md5) files identical after a remount"
 }
 
@@ -650,9 +660,6 @@ ext4_full() {
 	rm "$mnt/fill"
 	umount "$mnt" || fail "cannot unmount $mnt"
 	ext4_check "$dev"
-	mount -t ext4 "/dev/$dev" "$mnt" || fail "cannot mount /dev/$dev again"
-	(cd "$mnt" && md5sum -c "/tmp/ext4-$dev.md5") > /dev/null ||
-		fail "files on $dev differ after it was full"
-	umount "$mnt" || fail "cannot unmount $mnt"
+	ext4_compare "$dev" "/tmp/ext4-$dev.md5"
 	log "ext4 on $dev: full (ENOSPC), then clean, and the files intact"
 }

@@ -46,8 +46,7 @@ dm=mapper/bclin
 
 # ext4, with a file whose blocks are written (O_DIRECT reads of unwritten
 # extents do no IO).
-/usr/sbin/mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 /dev/benchfs ||
-	fail "mke2fs failed"
+ext4_mkfs benchfs
 mkdir -p /mnt/bench
 mount -t ext4 /dev/benchfs /mnt/bench || fail "mount failed"
 dd if=/dev/zero of=/mnt/bench/file bs=1M count=64 conv=fsync 2> /dev/null || fail "dd failed"

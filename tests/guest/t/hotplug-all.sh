@@ -75,9 +75,7 @@ workers_stop
 workers_check
 umount /mnt/hf || fail "cannot unmount /mnt/hf"
 ext4_check hf
-mount -t ext4 /dev/hf /mnt/hf || fail "cannot mount /dev/hf again"
-(cd /mnt/hf && md5sum -c /tmp/hf.md5) > /dev/null || fail "files on hf differ after a remount"
-umount /mnt/hf || fail "cannot unmount /mnt/hf"
+ext4_compare hf /tmp/hf.md5
 log "$(wc -l < /tmp/hf.md5) files identical after a remount"
 
 for b in $FS_BIOSET $DIO_BIOSET; do

@@ -25,23 +25,22 @@ nvme_find biocache0 1
 nv=$NVME_BLK
 before=$(bios_outside_cache)
 
-# fio_raw DEV ARGS...: fio's libaio O_DIRECT 4 KiB random reads of /dev/DEV;
-# sets FIO_IOS.
+# fio_raw DEV: fio's libaio O_DIRECT 4 KiB random reads of /dev/DEV; sets
+# FIO_IOS, and D_<field> to what the direct-IO bio_set's counters did
+# meanwhile (cache_delta).
 fio_raw() {
-	local dev=$1 out
-	shift
+	local dev=$1 out s0
+	s0=$(cache_snap $DIO_BIOSET)
 	out=$(fio --name=irq --filename="/dev/$dev" --ioengine=libaio --direct=1 \
-		--rw=randread --bs=4k --iodepth=32 --size=8M --disk_util=0 "$@" 2>&1) ||
+		--rw=randread --bs=4k --iodepth=32 --size=8M --disk_util=0 2>&1) ||
 		{ echo "$out"; fail "fio on $dev failed"; }
-	echo "$out" | grep -q 'err= 0:' || { echo "$out"; fail "fio on $dev reported an error"; }
-	FIO_IOS=$(echo "$out" | sed -n 's/.*issued rwts: total=\([0-9]*\),.*/\1/p')
-	[ -n "$FIO_IOS" ] || { echo "$out"; fail "no 'issued rwts' in fio's report"; }
+	fio_report "fio on $dev" "$out"
+	FIO_IOS=$FIO_READS
 	log "fio libaio on $dev: $FIO_IOS reads"
+	cache_delta $DIO_BIOSET "$s0"
 }
 
-s0=$(cache_snap $DIO_BIOSET)
 fio_raw hr
-cache_delta $DIO_BIOSET "$s0"
 expect_eq "hr: allocations from the cache" $((D_alloc_hit + D_alloc_miss)) "$FIO_IOS"
 expect_eq "hr: hard-IRQ puts" "$D_put_irq" "$FIO_IOS"
 expect_eq "hr: other puts" $((D_put_task + D_free_full + D_free_other)) 0
@@ -49,16 +48,12 @@ expect_eq "hr: other puts" $((D_put_task + D_free_full + D_free_other)) 0
 [ "$D_alloc_hit" -gt $((FIO_IOS / 2)) ] || fail "hr: only $D_alloc_hit hits for $FIO_IOS reads"
 cache_check_bound $DIO_BIOSET
 
-s0=$(cache_snap $DIO_BIOSET)
 fio_raw sq
-cache_delta $DIO_BIOSET "$s0"
 expect_eq "sq: allocations from the cache" $((D_alloc_hit + D_alloc_miss)) "$FIO_IOS"
 expect_eq "sq: puts from softirq, freed" "$D_free_other" "$FIO_IOS"
 expect_eq "sq: puts onto a list" $((D_put_task + D_put_irq + D_free_full)) 0
 
-s0=$(cache_snap $DIO_BIOSET)
 fio_raw "$nv"
-cache_delta $DIO_BIOSET "$s0"
 expect_eq "$nv: allocations from the cache" $((D_alloc_hit + D_alloc_miss)) "$FIO_IOS"
 expect_eq "$nv: puts" $((D_put_task + D_put_irq + D_free_full + D_free_other)) "$FIO_IOS"
 [ "$D_put_irq" -gt 0 ] || fail "$nv: no bio was put in hard-IRQ context"
