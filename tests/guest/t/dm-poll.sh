@@ -3,9 +3,9 @@
 # table whose devices all poll gets a bio_set (io_bs, named after the mapped
 # device: dm-N) with a per-CPU cache; dm clones io_uring's bios from it, and
 # a clone asks for the cache when the bio it clones did.
-#  - The first table of a dm device has no cache (6.12 reads the queue's
-#    poll flag before the first table set it); the same table loaded again
-#    and swapped in has one.
+#  - The first table of a dm device has the cache (dm_create; 6.12 as
+#    released gives it none: it read the queue's poll flag before the first
+#    table set it, fixed by patch 11).
 #  - dm-linear over a polled null_blk, dm-stripe over two of them in 4 KiB
 #    chunks, dm-stripe over the two emulated NVMe controllers: io_poll is 1,
 #    IOPOLL writes and reads of 512 B to 16 KiB verify, and through NVMe
@@ -16,7 +16,10 @@
 #    the stripe, an aligned 16 KiB read is four chunks: four allocations
 #    from dm's bio_set, all cached.
 #  - A table over a device that cannot poll: io_poll is 0, IOPOLL fails with
-#    EOPNOTSUPP, and its bio_set never gets a cache.
+#    EOPNOTSUPP, and its bio_set has no cache. The table being loaded
+#    decides, not the live table's queue limits (patch 11): a table over a
+#    polled null_blk swapped in over it has the cache, and one over the
+#    device that cannot poll, swapped in over that, has none.
 # Removing the devices frees their bio_sets: no dm line remains.
 . /tests/lib.sh
 
@@ -32,8 +35,6 @@ sz=$(blockdev --getsz /dev/pa)
 # dm-linear over pa
 dm_create bclin "0 $sz linear /dev/pa 0"
 lin=$DM_DEV
-expect_eq "$lin first table cached (6.12: the first table's io_bs never has the cache)" \
-	"$DM_FIRST_CACHED" 0
 expect_eq "$lin io_poll" "$(cat /sys/block/$lin/queue/io_poll)" 1
 polled_verify "$lin" -b 512 -B 16k -q 8 -r 4M
 
@@ -113,16 +114,22 @@ polled_verify "$nv" -b 512 -B 16k -q 8 -r 2M
 
 # a table over a device that cannot poll
 nullb_create np queue_mode=2 submit_queues=1 poll_queues=0 size=16
-dms create bcnp --table "0 $(blockdev --getsz /dev/np) linear /dev/np 0" ||
-	fail "dmsetup create bcnp failed"
+tnp="0 $(blockdev --getsz /dev/np) linear /dev/np 0"
+expect_eq "np sectors" "$(blockdev --getsz /dev/np)" "$sz"
+dms create bcnp --table "$tnp" || fail "dmsetup create bcnp failed"
 DMS="$DMS bcnp"
 np=$(dm_name_dev bcnp)
-dms reload bcnp --table "0 $(blockdev --getsz /dev/np) linear /dev/np 0" &&
-	dms resume bcnp || fail "dmsetup reload/resume bcnp failed"
 expect_eq "$np io_poll" "$(cat /sys/block/$np/queue/io_poll)" 0
 uring_io -d /dev/$np -o read -p -n 32 -q 4 -e $EOPNOTSUPP
 uring_io -d /dev/$np -o read -n 32 -q 4
 cache_has "$np" && fail "$np, over a device that cannot poll, has a cache"
+dm_swap bcnp "0 $sz linear /dev/pa 0"
+expect_eq "$np io_poll, over pa" "$(cat /sys/block/$np/queue/io_poll)" 1
+cache_has "$np" || fail "$np: a table over pa, loaded over one that cannot poll, has no cache"
+uring_io -d /dev/$np -o read -p -n 32 -q 4
+dm_swap bcnp "$tnp"
+expect_eq "$np io_poll, over np again" "$(cat /sys/block/$np/queue/io_poll)" 0
+cache_has "$np" && fail "$np: a table over np, loaded over one that can poll, has a cache"
 
 for n in bclin bcstr bcnvme bcnp; do
 	dms remove $n || fail "dmsetup remove $n failed"
