@@ -7,7 +7,11 @@ holding:
   host.ktap      the host's checks of that boot (booted, powered off, clean
                  console, every result reported);
   results.ktap   the guest tests' KTAP, from the guest's second serial port;
-  console.log    the kernel console, which carries KUnit's KTAP, if any.
+  console.log    the kernel console, which carries KUnit's KTAP, if any;
+  kunit.expected the KUnit cases the boot must run, "suite.case" a line
+                 (scripts/test.sh writes it where KUnit is on): one that
+                 did not report counts as failed, so a suite that was not
+                 built or did not run cannot pass silently.
 
 A test counts as passed on "ok", as failed on "not ok", as skipped on
 "ok ... # SKIP" (neither passed nor failed). A plan ("1..N") promising more
@@ -96,7 +100,13 @@ def main(runs):
         if guest is not None:
             results += parse_ktap(guest, prefix)
         console = read(os.path.join(run, "console.log")) or []
-        results += parse_kunit(console, prefix)
+        kunit = parse_kunit(console, prefix)
+        results += kunit
+        seen = {name for name, _, _ in kunit}
+        for case in read(os.path.join(run, "kunit.expected")) or []:
+            name = f"{prefix}kunit:{case.strip()}"
+            if case.strip() and name not in seen:
+                results.append((name, "fail", "did not run (expected in kunit.expected)"))
 
     counts = {"pass": 0, "fail": 0, "skip": 0}
     for name, status, note in results:

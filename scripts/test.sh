@@ -34,6 +34,18 @@ fi
 
 read -r -a variants <<< "${*:-${VARIANTS:-c rust}}"
 
+# kunit_expected ARGS: the KUnit cases a boot with that command line must
+# report ("suite.case" a line), for scripts/ktap-summary.py: the suite's
+# cases as its source lists them, unless KUnit is off in that boot.
+kunit_expected() {
+	local src=$SRC/block/bio-cache-test.c suite
+	case " $1 " in *" kunit.enable=0 "*) return 0 ;; esac
+	[ -f "$src" ] || die "no $src: the tree lacks the series' KUnit suite"
+	suite=$(sed -n 's/^\s*\.name = "\(.*\)",$/\1/p' "$src" | head -n 1)
+	[ -n "$suite" ] || die "no suite name in $src"
+	sed -n "s/^\s*KUNIT_CASE(\(.*\)),$/$suite.\1/p" "$src"
+}
+
 # The selected tests, in name order.
 if [ -n "${T:-}" ]; then
 	tests=()
@@ -67,6 +79,8 @@ for v in "${variants[@]}"; do
 		"$TOP/scripts/run-guest.sh" -n "$p" -t "$list" \
 			-a "biotest.timeout=$DEFAULT_TIMEOUT biotest.timeout_scale=$scale $args ${GUEST_ARGS:-}" \
 			-T "$budget" "$v" || true
+		mkdir -p "$BUILD/runs/$v/$p"
+		kunit_expected "$args ${GUEST_ARGS:-}" > "$BUILD/runs/$v/$p/kunit.expected"
 		runs+=("$BUILD/runs/$v/$p")
 	done
 done

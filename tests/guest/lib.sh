@@ -195,25 +195,66 @@ polled_verify() {
 # Background verified IO. worker_start NAME CPUS DEV OFFSET ARGS...:
 # uring-io's verify over /dev/DEV from OFFSET (4 MiB unless ARGS say -r)
 # until workers_stop, on CPUS (a taskset list, or "all"), its output in
-# /tmp/NAME.out.
+# /tmp/NAME.out, its count of completed IOs in /tmp/NAME.progress (-P).
 WORKERS="" WORKER_PIDS=""
 worker_start() {
 	local name=$1 cpus=$2 dev=$3 off=$4
 	shift 4
 	[ "$cpus" != all ] || cpus=0-$(cpus_all | tail -n 1)
-	taskset -c "$cpus" uring-io -d "/dev/$dev" -o verify -O "$off" -r 4M -t 3600 "$@" \
-		> "/tmp/$name.out" 2>&1 &
+	# the count file exists, 8 bytes, before the worker maps it: workers_ios
+	# reads every worker's at once
+	head -c 8 /dev/zero > "/tmp/$name.progress"
+	eval "SEEN_$name=0"
+	taskset -c "$cpus" uring-io -d "/dev/$dev" -o verify -O "$off" -r 4M -t 3600 \
+		-P "/tmp/$name.progress" "$@" > "/tmp/$name.out" 2>&1 &
 	WORKERS="$WORKERS $name"
 	WORKER_PIDS="$WORKER_PIDS $!"
 }
 
-# workers_alive WHEN: every worker still runs.
+# workers_ios: the IOs each worker completed so far, in the order of
+# $WORKERS, one od for all (a fork per worker per hotplug cycle costs
+# seconds under TCG).
+workers_ios() {
+	local n files=""
+	for n in $WORKERS; do files="$files /tmp/$n.progress"; done
+	# shellcheck disable=SC2086
+	od -A n -t u8 -v $files
+}
+
+# workers_alive WHEN: every worker still runs, and each completed IO since
+# the last call (or since it started): one that stopped, or whose IO
+# stalled for 30 s (times biotest.timeout_scale), fails, named.
 workers_alive() {
-	local p n
+	local when=$1 p n now was tenths limit stalled
 	for p in $WORKER_PIDS; do
 		kill -0 "$p" 2> /dev/null && continue
 		for n in $WORKERS; do tail -n 3 "/tmp/$n.out" | sed "s/^/$n: /"; done
-		fail "a worker stopped $1"
+		fail "a worker stopped $when"
+	done
+	WORKERS_LIMIT=${WORKERS_LIMIT:-$((300 * $(karg timeout_scale 1)))}
+	limit=$WORKERS_LIMIT
+	tenths=0
+	while :; do
+		stalled=""
+		# shellcheck disable=SC2046
+		set -- "$when" $(workers_ios)
+		for n in $WORKERS; do
+			now=${2:-0}
+			[ $# -lt 2 ] || shift
+			eval "was=\${SEEN_$n:-0}"
+			if [ "$now" -gt "$was" ]; then
+				eval "SEEN_$n=$now"
+			else
+				stalled="$stalled $n"
+			fi
+		done
+		[ -n "$stalled" ] || return 0
+		if [ $tenths -ge "$limit" ]; then
+			for n in $stalled; do tail -n 3 "/tmp/$n.out" | sed "s/^/$n: /"; done
+			fail "worker(s)$stalled completed no IO $when for $((limit / 10))s"
+		fi
+		sleep 0.1
+		tenths=$((tenths + 1))
 	done
 }
 
@@ -331,24 +372,34 @@ bios_cached() {
 	awk '$1 == "bio_set" { next } NF == 12 { s += $11 + $12 } END { print s + 0 }' "$CACHE_STATS"
 }
 
-# bio_slab_inuse: bio objects allocated from the bio slabs (bio-*, the bio
-# and the bio_set's front pad; slab_nomerge keeps them apart from other
-# caches), after flushing the per-CPU slabs so that the count is exact.
-bio_slab_inuse() {
+# slab_inuse PATTERN: objects allocated from the slabs /sys/kernel/slab/
+# PATTERN (slab_nomerge keeps them apart from other caches), after flushing
+# the per-CPU slabs so that the count is exact.
+slab_inuse() {
 	local s n=0
-	for s in /sys/kernel/slab/bio-*; do
-		[ -d "$s" ] || fail "no bio slab in /sys/kernel/slab (CONFIG_SLUB_DEBUG?)"
+	for s in /sys/kernel/slab/$1; do
+		[ -d "$s" ] || fail "no slab $1 in /sys/kernel/slab (CONFIG_SLUB_DEBUG?)"
 		echo 1 > "$s/shrink"
 		n=$((n + $(cut -d' ' -f1 "$s/objects")))
 	done
 	echo "$n"
 }
 
-# bios_outside_cache: bio objects allocated and not on a cache's list: the
-# mempools' reserves and bios in flight. With no IO in flight, a change
-# between two calls is a leak (or a double free).
+# bio_slab_inuse: bio objects allocated from the bio slabs (bio-*: the bio
+# and the bio_set's front pad).
+bio_slab_inuse() {
+	slab_inuse 'bio-*'
+}
+
+# bios_outside_cache: "bios=N biovecs=M": bio objects allocated and not on a
+# cache's list (the mempools' reserves and bios in flight), and bio_vec
+# arrays allocated from the biovec-* slabs (the same reserves' and those of
+# bios in flight: a cached bio's vectors are inline). With no IO in flight,
+# a change between two calls is a leak (or a double free); the biovecs catch
+# a bio freed without its vectors, which the bio slabs do not (a bio from a
+# bio_set freed by kfree(): the 2023 passthrough leak, 46930b7cc772).
 bios_outside_cache() {
-	echo $(($(bio_slab_inuse) - $(bios_cached)))
+	echo "bios=$(($(bio_slab_inuse) - $(bios_cached))) biovecs=$(slab_inuse 'biovec-*')"
 }
 
 # karg NAME DEFAULT: biotest.NAME=value from the kernel command line.
@@ -427,22 +478,16 @@ dm_swap() {
 }
 
 # dm_create NAME TABLE: a dm device whose bio_set has the per-CPU cache
-# (unless bio_alloc_cache=off), as /dev/$DM_DEV. 6.12 gives a bio-based
-# table's bio_set (io_bs) the cache only if the mapped device's queue polls
-# when the table is loaded (dm_table_alloc_md_mempools()); the first table
-# is loaded before the queue has any limits, so its io_bs never has it. A
-# second load of the same table, swapped in, has it. DM_FIRST_CACHED tells
-# whether the first did.
+# (unless bio_alloc_cache=off), as /dev/$DM_DEV. A bio-based table's
+# bio_set (io_bs) has the cache if every device below can poll, from its
+# first table on (patch 11: 6.12 as released gives the first table none).
 dm_create() {
 	printf '%s\n' "$2" | dms create "$1" || fail "dmsetup create $1 failed"
 	DMS="$DMS $1"
 	DM_DEV=$(dm_name_dev "$1")
 	[ -n "$DM_DEV" ] && [ -b "/dev/$DM_DEV" ] || fail "dm device $1: no /dev/dm-N"
-	DM_FIRST_CACHED=0
-	cache_has "$DM_DEV" && DM_FIRST_CACHED=1
-	dm_swap "$1" "$2"
 	[ "$(cache_info enabled)" = 0 ] || cache_has "$DM_DEV" ||
-		fail "$1 ($DM_DEV): no bio_set with a cache after reload and resume"
+		fail "$1 ($DM_DEV): the first table's bio_set has no cache"
 	log "dm $1: $DM_DEV, $(echo "$2" | tr '\n' ';')" \
 		"(io_poll=$(cat "/sys/block/$DM_DEV/queue/io_poll"))"
 }

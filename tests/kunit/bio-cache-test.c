@@ -224,6 +224,8 @@ static void bio_cache_test_lifo(struct kunit *test)
 	a->bi_status = BLK_STS_IOERR;
 	a->bi_ioprio = 3;
 	a->bi_private = t;
+	/* A device pointer, never dereferenced: the put must clear it. */
+	a->bi_bdev = (struct block_device *)t;
 	st0 = bio_cache_test_stats(t, 0);
 
 	t->bios[0] = b;
@@ -232,6 +234,11 @@ static void bio_cache_test_lifo(struct kunit *test)
 	st = bio_cache_test_stats(t, 0);
 	KUNIT_EXPECT_EQ(test, st.put_task - st0.put_task, 2);
 	KUNIT_EXPECT_EQ(test, st.nr, st0.nr + 2);
+	/*
+	 * Parked, the bio points at no device, so that polling a bio that was
+	 * already completed and recycled cannot reach one (11eb695feb63).
+	 */
+	KUNIT_EXPECT_NULL(test, a->bi_bdev);
 
 	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 2);
 	KUNIT_EXPECT_PTR_EQ(test, t->bios[0], a);
@@ -427,12 +434,32 @@ static void bio_cache_test_splice_above(struct kunit *test)
 	bio_cache_test_splice(test, CACHE_THRESHOLD + 4);
 }
 
+/*
+ * Allocate @nr_bios bios on CPU 0 and put them, with an element of the
+ * mempool's reserve taken meanwhile: a bio_set below its reserve must not be
+ * robbed of them, so none is marked for the cache and each goes back to the
+ * mempool (759aa12f1915, "bio: don't rob starving biosets of bios").
+ */
+static void bio_cache_test_starving(struct kunit *test, unsigned int nr_bios)
+{
+	struct bio_cache_test *t = test->priv;
+	void *reserved;
+	unsigned int i;
+
+	reserved = mempool_alloc_preallocated(&t->bs.bio_pool);
+	KUNIT_ASSERT_NOT_NULL(test, reserved);
+	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, nr_bios);
+	for (i = 0; i < nr_bios; i++)
+		KUNIT_EXPECT_FALSE(test, t->bios[i]->bi_opf & REQ_ALLOC_CACHE);
+	bio_cache_test_on(t, 0, bio_cache_test_put_all, nr_bios);
+	mempool_free(reserved, &t->bs.bio_pool);
+}
+
 /* Bios with more vecs than fit inline, and a mempool in use, bypass it. */
 static void bio_cache_test_bypass(struct kunit *test)
 {
 	struct bio_cache_test *t = test->priv;
 	struct bio_alloc_cache_stats st;
-	void *reserved;
 
 	t->nr_vecs = BIO_INLINE_VECS + 1;
 	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 4);
@@ -442,14 +469,8 @@ static void bio_cache_test_bypass(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.alloc_hit + st.alloc_miss, 0);
 	KUNIT_EXPECT_EQ(test, st.put_task + st.free_full + st.free_other, 0);
 
-	/* Take an element of the reserve: the mempool is not saturated. */
 	t->nr_vecs = 1;
-	reserved = mempool_alloc_preallocated(&t->bs.bio_pool);
-	KUNIT_ASSERT_NOT_NULL(test, reserved);
-	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 4);
-	KUNIT_EXPECT_FALSE(test, t->bios[0]->bi_opf & REQ_ALLOC_CACHE);
-	bio_cache_test_on(t, 0, bio_cache_test_put_all, 4);
-	mempool_free(reserved, &t->bs.bio_pool);
+	bio_cache_test_starving(test, 4);
 	st = bio_cache_test_stats(t, 0);
 	KUNIT_EXPECT_EQ(test, st.alloc_miss, 4);
 	KUNIT_EXPECT_EQ(test, st.put_task, 0);
@@ -467,16 +488,10 @@ static void bio_cache_test_rule(struct kunit *test)
 	struct bio_cache_test *t = test->priv;
 	bool all = static_branch_unlikely(&bio_alloc_cache_all);
 	struct bio_alloc_cache_stats st;
-	void *reserved;
 
 	kunit_info(test, "rule: %s\n", all ? "all" : "flagged");
 	t->opf = 0;
-	reserved = mempool_alloc_preallocated(&t->bs.bio_pool);
-	KUNIT_ASSERT_NOT_NULL(test, reserved);
-	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, 4);
-	KUNIT_EXPECT_FALSE(test, t->bios[0]->bi_opf & REQ_ALLOC_CACHE);
-	bio_cache_test_on(t, 0, bio_cache_test_put_all, 4);
-	mempool_free(reserved, &t->bs.bio_pool);
+	bio_cache_test_starving(test, 4);
 	st = bio_cache_test_stats(t, 0);
 	KUNIT_EXPECT_EQ(test, st.alloc_miss, all ? 4 : 0);
 	KUNIT_EXPECT_EQ(test, st.put_task, 0);

@@ -30,6 +30,10 @@
  * verifiable.  Any other failed IO is an error.  The exit code is 0 only
  * if everything was as expected.  The last line printed is a summary of
  * key=value pairs that the guest scripts parse.
+ *
+ * -P FILE keeps the number of completed IOs, as a native-endian 64-bit
+ * integer, in FILE (mapped shared: a store per completion, no system call),
+ * so that a test can tell a stalled worker from a live one while it runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +64,7 @@ struct opts {
 	bool poll, fixed_file, fixed_bufs;
 	int expect_errno, allow_errno;
 	unsigned int buf_misalign, off_misalign;
+	const char *progress;
 };
 
 struct slot {
@@ -76,6 +82,7 @@ static struct io_uring ring;
 static struct slot slots[MAX_QD];
 static int fd;
 static uint64_t nr_ios, nr_bytes, nr_verified, nr_errors, nr_expected_errors;
+static uint64_t *progress;	/* -P FILE, mapped; NULL without */
 static unsigned int sizes[MAX_SIZES], nr_sizes;
 /* SIGINT/SIGTERM: finish the current pass, print the summary, exit. */
 static volatile sig_atomic_t stop;
@@ -129,7 +136,7 @@ static void usage(void)
 		"usage: uring-io -d DEV [-o verify|read|edge|pread|fsync] [-b MINBS] [-B MAXBS] [-q QD]\n"
 		"                [-c BATCH] [-O OFFSET] [-r REGION] [-n COUNT] [-t SECONDS]\n"
 		"                [-s SEED] [-p] [-F] [-X] [-e ERRNO | -E ERRNO]\n"
-		"                [-a BUFMISALIGN] [-A OFFMISALIGN]\n");
+		"                [-a BUFMISALIGN] [-A OFFMISALIGN] [-P PROGRESSFILE]\n");
 	exit(2);
 }
 
@@ -153,7 +160,7 @@ static void parse(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "d:o:b:B:q:c:O:r:n:t:s:pFXe:E:a:A:")) != -1) {
+	while ((c = getopt(argc, argv, "d:o:b:B:q:c:O:r:n:t:s:pFXe:E:a:A:P:")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'o': o.op = optarg; break;
@@ -173,6 +180,7 @@ static void parse(int argc, char **argv)
 		case 'E': o.allow_errno = num(optarg); break;
 		case 'a': o.buf_misalign = num(optarg); break;
 		case 'A': o.off_misalign = num(optarg); break;
+		case 'P': o.progress = optarg; break;
 		default: usage();
 		}
 	}
@@ -208,13 +216,40 @@ static int rewrite(struct slot *s)
 	}
 }
 
+/* One IO completed: count it, and publish the count for -P. */
+static void count_io(void)
+{
+	nr_ios++;
+	if (progress)
+		__atomic_store_n(progress, nr_ios, __ATOMIC_RELAXED);
+}
+
+/* -P FILE: map FILE, 8 bytes, shared; 0 on success. */
+static int map_progress(const char *path)
+{
+	int pfd = open(path, O_RDWR | O_CREAT, 0644);
+
+	if (pfd < 0 || ftruncate(pfd, sizeof(*progress))) {
+		fprintf(stderr, "uring-io: -P %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	progress = mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+	close(pfd);
+	if (progress == MAP_FAILED) {
+		fprintf(stderr, "uring-io: mmap %s: %s\n", path, strerror(errno));
+		progress = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* Account one completion; returns its slot. */
 static struct slot *complete(struct io_uring_cqe *cqe, bool is_read, uint64_t seed)
 {
 	struct slot *s = &slots[cqe->user_data];
 
 	s->busy = false;
-	nr_ios++;
+	count_io();
 	if (cqe->res < 0) {
 		if (o.expect_errno && cqe->res == -o.expect_errno) {
 			nr_expected_errors++;
@@ -422,7 +457,7 @@ static int sync_ios(bool is_read)
 			nr_errors++;
 			return -1;
 		}
-		nr_ios++;
+		count_io();
 		nr_bytes += o.min_bs;
 	}
 	return 0;
@@ -475,7 +510,7 @@ static int edge(uint64_t devsize)
 	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int got = one(cases[i].is_read, cases[i].off, o.max_bs);
 
-		nr_ios++;
+		count_io();
 		if (got != cases[i].want) {
 			nr_errors++;
 			fprintf(stderr, "uring-io: %s of %u at %" PRIu64 " (device size %" PRIu64
@@ -497,6 +532,8 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (o.progress && map_progress(o.progress))
+		return 1;
 	fd = open(o.dev, O_RDWR | (strcmp(o.op, "fsync") ? O_DIRECT : 0));
 	if (fd < 0) {
 		fprintf(stderr, "uring-io: open %s: %s\n", o.dev, strerror(errno));

@@ -54,4 +54,4 @@ h0=$(cache_stat $DIO_BIOSET all alloc_hit)
 uring-io -d /dev/fmr -o read -p -q 32 -c 8 -n 4000 > /dev/null || fail "polled reads after faults failed"
 [ $(($(cache_stat $DIO_BIOSET all alloc_hit) - h0)) -ge 3900 ] || fail "the cache no longer serves polled reads"
 cache_check_balance $DIO_BIOSET
-expect_eq "bios outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
+expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"

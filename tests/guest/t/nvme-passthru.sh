@@ -19,7 +19,9 @@
 #    of any size yes (32 KiB); a buffer not 4-byte aligned is bounced
 #    through pages of the kernel's: through the cache if those are at most
 #    4 (4 KiB at offset 1), not if more (32 KiB at offset 1). Before patch
-#    15 (upstream's 05ce4c584cc6) a bounced buffer never was.
+#    16 (upstream's 05ce4c584cc6) a bounced buffer never was.
+#  - Afterwards the bio and biovec slabs hold what they held before (the
+#    commands of 5 pages or more take their vectors from biovec-16).
 . /tests/lib.sh
 
 cpu=1
@@ -30,6 +32,7 @@ nvme_keeps_writes "$blk"
 lba=$(cat /sys/block/$blk/queue/logical_block_size)
 log "namespace 1 of biocache0: /dev/$blk, /dev/$chr, $lba-byte blocks"
 cache_has $FS_BIOSET || fail "$FS_BIOSET has no cache"
+before=$(bios_outside_cache)
 
 # fio, verified, polled and not
 size=$(scaled 8)M
@@ -113,3 +116,4 @@ pt_shape all -b 32k -X
 pt_shape all -b 4k -a 1
 pt_shape none -b 32k -a 1
 cache_check_balance $FS_BIOSET
+expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
