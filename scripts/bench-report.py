@@ -54,7 +54,7 @@ WORKLOADS = [
     ("dm-qd128", "dm-linear, QD 128, batches of 32", "IO"),
     ("dm-qd1", "dm-linear, QD 1", "IO"),
     ("pt-qd128", "NVMe passthrough, QD 128, batches of 32", "IO"),
-    ("pt-qd1", "NVMe passthrough, QD 1", "IO"),
+    ("pt-qd1", "NVMe passthrough, QD 1 (on CPU 0)", "IO"),
     ("nullb-irq-qd128", "null_blk IRQ, QD 128, batches of 32", "IO"),
     ("nullb-irq-qd1", "null_blk IRQ, QD 1", "IO"),
     ("nvme-irq-qd128", "NVMe IRQ, QD 128, batches of 32", "IO"),
