@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "others-ticks.h"
+
 #define MAX_QD		128
 #define MAX_SIZES	16
 #define MAX_RESULTS	16
@@ -515,6 +517,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	struct ticks t0 = others_ticks();
+
 	start = now_ns();
 	deadline = start + o.seconds * 1000000000ull;
 	if (!strcmp(o.op, "verify")) {
@@ -535,12 +539,14 @@ int main(int argc, char **argv)
 		ret = random_cmds(opcode, deadline);
 	}
 	ns = now_ns() - start;
+	struct ticks t1 = others_ticks();
 
 	printf("nvme-pt: dev=%s nsid=%u op=%s poll=%d qd=%u ios=%" PRIu64 " bytes=%" PRIu64
 	       " verified=%" PRIu64 " expected_results=%" PRIu64 " errors=%" PRIu64
-	       " ns=%" PRIu64 " iops=%" PRIu64 "\n",
+	       " ns=%" PRIu64 " iops=%" PRIu64 " obusy=%llu oticks=%llu\n",
 	       o.dev, nsid, o.op, o.poll, o.qd, nr_ios, nr_bytes, nr_verified,
-	       nr_expected, nr_errors, ns, ns ? nr_ios * UINT64_C(1000000000) / ns : 0);
+	       nr_expected, nr_errors, ns, ns ? nr_ios * UINT64_C(1000000000) / ns : 0,
+	       t1.busy - t0.busy, t1.all - t0.all);
 	if (ret || nr_errors || !nr_ios)
 		return 1;
 	if (o.expect && nr_expected != nr_ios)

@@ -52,6 +52,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "others-ticks.h"
+
 #define MAX_QD		256
 #define MAX_SIZES	16
 
@@ -579,6 +581,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	struct ticks t0 = others_ticks();
+
 	start = now_ns();
 	deadline = start + o.seconds * 1000000000ull;
 	if (!strcmp(o.op, "edge")) {
@@ -603,12 +607,14 @@ int main(int argc, char **argv)
 		} while (!ret && !nr_errors && !stop && now_ns() < deadline);
 	}
 	uint64_t ns = now_ns() - start;
+	struct ticks t1 = others_ticks();
 
 	printf("uring-io: dev=%s op=%s poll=%d qd=%u ios=%" PRIu64 " bytes=%" PRIu64
 	       " verified=%" PRIu64 " expected_errors=%" PRIu64 " errors=%" PRIu64
-	       " ns=%" PRIu64 " iops=%" PRIu64 "\n",
+	       " ns=%" PRIu64 " iops=%" PRIu64 " obusy=%llu oticks=%llu\n",
 	       o.dev, o.op, o.poll, o.qd, nr_ios, nr_bytes, nr_verified,
-	       nr_expected_errors, nr_errors, ns, ns ? nr_ios * UINT64_C(1000000000) / ns : 0);
+	       nr_expected_errors, nr_errors, ns, ns ? nr_ios * UINT64_C(1000000000) / ns : 0,
+	       t1.busy - t0.busy, t1.all - t0.all);
 	if (ret || nr_errors)
 		return 1;
 	if (o.expect_errno && nr_expected_errors != nr_ios)

@@ -4,7 +4,9 @@
 # of guest instructions. Each prints "RESULT name=... rep=N ops=N ns=N
 # busy=N ticks=N" lines for scripts/bench.sh, REPS repetitions after one
 # warm-up run; busy and ticks are the other CPUs' busy and elapsed ticks in
-# the window, since both vCPUs share the instruction clock.
+# the timed window (read by uring-io and nvme-pt around their timed loop;
+# around the write for the microbenchmark), since both vCPUs share the
+# instruction clock.
 #  - polled 512-byte random reads, registered file and fixed buffers, at
 #    QD 128 in batches of 32 (the shape of the seed's t/io_uring -b512 -d128
 #    -c32 -s32 -p1 -F1 -B1) and at QD 1, on null_blk and on the emulated
@@ -57,25 +59,23 @@ others_busy() {
 	} END { print b + 0, t + 0 }' /proc/stat
 }
 
-# result NAME REP OPS NS BEFORE: a RESULT line, with the other CPUs' ticks
-# since BEFORE (others_busy's output).
+# result NAME REP OPS NS BUSY TICKS: a RESULT line.
 result() {
-	local now
-	now=$(others_busy)
-	echo "RESULT name=$1 rep=$2 ops=$3 ns=$4 busy=$((${now% *} - ${5% *}))" \
-		"ticks=$((${now#* } - ${5#* }))"
+	echo "RESULT name=$1 rep=$2 ops=$3 ns=$4 busy=$5 ticks=$6"
 }
 
 # run NAME PROGRAM ARGS...: REPS measured runs of PROGRAM (uring-io or
 # nvme-pt) on the measured CPU (or on $cpu, if not empty), after a warm-up.
+# The program reads the other CPUs' ticks just around its timed loop
+# (obusy, oticks), leaving its setup and teardown out.
 run() {
-	local name=$1 r out before
+	local name=$1 r out
 	shift
 	for r in $(seq 0 "$reps"); do
-		before=$(others_busy)
 		out=$(taskset -c "${cpu:-$mcpu}" "$@") || { echo "$out"; fail "$name failed"; }
 		[ "$r" = 0 ] && continue	# warm-up
-		result "$name" "$r" "$(field ios "$out")" "$(field ns "$out")" "$before"
+		result "$name" "$r" "$(field ios "$out")" "$(field ns "$out")" \
+			"$(field obusy "$out")" "$(field oticks "$out")"
 	done
 }
 
@@ -89,13 +89,15 @@ io() {
 
 # micro MODE LOOPS
 micro() {
-	local r out before
+	local r out before after
 	for r in $(seq 0 "$reps"); do
 		before=$(others_busy)
 		taskset -c "$mcpu" sh -c "echo '$1 $2' > $bench" || fail "microbenchmark $1 failed"
 		out=$(cat "$bench")
 		[ "$r" = 0 ] && continue
-		result "pair-$1" "$r" "$(field loops "$out")" "$(field ns "$out")" "$before"
+		after=$(others_busy)
+		result "pair-$1" "$r" "$(field loops "$out")" "$(field ns "$out")" \
+			$((${after% *} - ${before% *})) $((${after#* } - ${before#* }))
 	done
 }
 
