@@ -51,10 +51,10 @@ mkdir -p /mnt/bench
 mount -t ext4 /dev/benchfs /mnt/bench || fail "mount failed"
 dd if=/dev/zero of=/mnt/bench/file bs=1M count=64 conv=fsync 2> /dev/null || fail "dd failed"
 
-# others_busy: busy and elapsed ticks of every CPU but the measured one
-# ($mcpu, or $cpu when a run names its own).
+# others_busy: busy and elapsed ticks of every CPU but the measured one,
+# for the microbenchmark (uring-io and nvme-pt read them themselves).
 others_busy() {
-	awk -v m="cpu${cpu:-$mcpu}" '$1 ~ /^cpu[0-9]+$/ && $1 != m {
+	awk -v m="cpu$mcpu" '$1 ~ /^cpu[0-9]+$/ && $1 != m {
 		b += $2 + $3 + $4 + $7 + $8 + $9; t += $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9
 	} END { print b + 0, t + 0 }' /proc/stat
 }
