@@ -62,8 +62,8 @@ for b in $(seq "$boots"); do
 		run=bench-$name-$b
 		ACCEL=tcg NVME=null "$TOP/scripts/run-guest.sh" -l -n "$run" -t bench -T 3600 \
 			-q "-icount shift=0,sleep=off" -a "$args" "$kernel" ||
-			die "bench on $name, boot $b, failed (results: $BUILD/runs/$kernel/$run)"
-		paths[$name]+=${paths[$name]:+,}$BUILD/runs/$kernel/$run/results.ktap
+			die "bench on $name, boot $b, failed (results: $RUNS/$kernel/$run)"
+		paths[$name]+=${paths[$name]:+,}$RUNS/$kernel/$run/results.ktap
 	done
 done
 runs=()

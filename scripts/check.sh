@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The series' own checks, as KTAP in $BUILD/runs/check/style/host.ktap for
+# The series' own checks, as KTAP in $RUNS/check/style/host.ktap for
 # the summary of `make test` (and `make check`):
 #   - `make series` exports it and `git am` applies it to a pristine tree;
 #   - every exported patch passes checkpatch.pl --strict;
@@ -15,7 +15,7 @@
 #     bio.o's debug info is sound (scripts/check-debuginfo.sh).
 . "$(dirname "$0")/lib.sh"
 
-run=$BUILD/runs/check/style
+run=$RUNS/check/style
 rm -rf "$run"
 mkdir -p "$run"
 results=()

@@ -11,7 +11,11 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KVER=${KVER:-$(sed -n 's/^KVER[[:space:]]*:=[[:space:]]*//p' "$TOP/Makefile")}
 BUILD=${BUILD:-$TOP/build}
 SRC=${SRC:-$BUILD/linux}
-LOGS=$BUILD/logs
+LOGS=${LOGS:-$BUILD/logs}
+# Where the O= folders of the kernels and the guest runs go (make mutants
+# keeps its own, beside them).
+OBJ_ROOT=${OBJ_ROOT:-$BUILD/o}
+RUNS=${RUNS:-$BUILD/runs}
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # Debian 12's tools, named explicitly: another rustc (rustup's) may come first
@@ -49,7 +53,7 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # The O= folder of a build variant; its .variant says which kernel it holds
 # once built.
-objdir() { echo "$BUILD/o/$1"; }
+objdir() { echo "$OBJ_ROOT/$1"; }
 
 # make in the kernel tree with the pinned toolchain.
 kmake() {

@@ -3,7 +3,7 @@
 # Boot a built variant in QEMU, run guest tests, check the console.
 #
 #   scripts/run-guest.sh [options] VARIANT
-#     -n NAME      name of this boot (results go to $BUILD/runs/VARIANT/NAME)
+#     -n NAME      name of this boot (results go to $RUNS/VARIANT/NAME)
 #     -t TESTS     comma-separated tests from tests/guest/t to run
 #     -a ARGS      extra kernel command line
 #     -T SECONDS   timeout of the whole boot (default 600)
@@ -41,7 +41,7 @@ variant=${1:?usage: run-guest.sh [options] VARIANT}
 
 # The results of an earlier boot go first: a boot that cannot start must
 # not leave them to be read as its own.
-run=$BUILD/runs/$variant/$name
+run=$RUNS/$variant/$name
 rm -rf "$run"
 mkdir -p "$run"
 

@@ -79,9 +79,9 @@ for v in "${variants[@]}"; do
 		"$TOP/scripts/run-guest.sh" -n "$p" -t "$list" \
 			-a "biotest.timeout=$DEFAULT_TIMEOUT biotest.timeout_scale=$scale $args ${GUEST_ARGS:-}" \
 			-T "$budget" "$v" || true
-		mkdir -p "$BUILD/runs/$v/$p"
-		kunit_expected "$args ${GUEST_ARGS:-}" > "$BUILD/runs/$v/$p/kunit.expected"
-		runs+=("$BUILD/runs/$v/$p")
+		mkdir -p "$RUNS/$v/$p"
+		kunit_expected "$args ${GUEST_ARGS:-}" > "$RUNS/$v/$p/kunit.expected"
+		runs+=("$RUNS/$v/$p")
 	done
 done
 
@@ -91,6 +91,6 @@ done
 # the whole suite only.
 if [ -z "${T:-}" ] && [ "${CHECKS:-1}" = 1 ]; then
 	"$TOP/scripts/check.sh" || true
-	runs+=("$BUILD/runs/check/style")
+	runs+=("$RUNS/check/style")
 fi
 python3 "$TOP/scripts/ktap-summary.py" "${runs[@]}"

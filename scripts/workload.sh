@@ -8,10 +8,10 @@ read -r -a variants <<< "${*:-${VARIANTS:-c rust}}"
 rows=()
 for v in "${variants[@]}"; do
 	"$TOP/scripts/run-guest.sh" -n workload -t workload -T 600 "$v" ||
-		die "workload on $v failed (results: $BUILD/runs/$v/workload)"
+		die "workload on $v failed (results: $RUNS/$v/workload)"
 	while read -r line; do
 		rows+=("$v $line")
-	done < <(sed -n 's/^# RESULT //p' "$BUILD/runs/$v/workload/results.ktap")
+	done < <(sed -n 's/^# RESULT //p' "$RUNS/$v/workload/results.ktap")
 done
 
 echo
