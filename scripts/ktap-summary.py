@@ -51,18 +51,34 @@ def parse_ktap(lines, prefix):
 
 def parse_kunit(console, prefix):
     """KUnit test cases (indented by 4) from the console, per suite."""
-    out, suite, cases = [], None, 0
+    out, suite, cases, why, more = [], None, 0, {}, 0
     for raw in console:
         line = TIMESTAMP.sub("", raw.rstrip("\r\n"))
         m = re.match(r"^    # Subtest: (\S+)", line)
         if m:
             suite, cases = m.group(1), 0
             continue
+        # A case's first failed expectation, and the two lines after it
+        # ("Expected a == b, but", "a == 1"), are its note.
+        m = re.match(r"^    # (\S+): (?:EXPECTATION|ASSERTION) FAILED at (\S+)", line)
+        if suite and m:
+            more = 0
+            if m.group(1) not in why:
+                why[m.group(1)], more = re.sub(r"^(\.\./)*(linux/)?", "", m.group(2)), 2
+            continue
+        if more and line.startswith("    ") and not RESULT.match(line[4:]) \
+                and not line.startswith("    # "):
+            why[list(why)[-1]] += (": " if more == 2 else " ") + line.strip()
+            more -= 1
+            continue
+        more = 0
         if suite and line.startswith("    ") and not line.startswith("     "):
             r = RESULT.match(line[4:])
             if r:
                 status = "fail" if r.group(1) else "pass"
                 note = r.group(3) or ""
+                if status == "fail" and r.group(2) in why:
+                    note = (note + "; " if note else "") + why[r.group(2)]
                 if status == "pass" and note.upper().startswith("SKIP"):
                     status = "skip"
                 out.append((f"{prefix}kunit:{suite}.{r.group(2)}", status, note))
