@@ -443,14 +443,21 @@ static void bio_cache_test_splice_above(struct kunit *test)
 static void bio_cache_test_starving(struct kunit *test, unsigned int nr_bios)
 {
 	struct bio_cache_test *t = test->priv;
+	bool asked = (t->opf & REQ_ALLOC_CACHE) ||
+		     static_branch_unlikely(&bio_alloc_cache_all);
 	void *reserved;
 	unsigned int i;
+	u64 refused;
 
 	reserved = mempool_alloc_preallocated(&t->bs.bio_pool);
 	KUNIT_ASSERT_NOT_NULL(test, reserved);
+	refused = bio_alloc_cache_reserve_refused();
 	bio_cache_test_on(t, 0, bio_cache_test_alloc_all, nr_bios);
 	for (i = 0; i < nr_bios; i++)
 		KUNIT_EXPECT_FALSE(test, t->bios[i]->bi_opf & REQ_ALLOC_CACHE);
+	/* each counted as refused to the cache if the cache was asked for */
+	KUNIT_EXPECT_EQ(test, bio_alloc_cache_reserve_refused() - refused,
+			asked ? nr_bios : 0);
 	bio_cache_test_on(t, 0, bio_cache_test_put_all, nr_bios);
 	mempool_free(reserved, &t->bs.bio_pool);
 }
