@@ -89,17 +89,6 @@ nullb_create() {
 	done
 	echo 1 > "$NULLB_CFG/$name/power"
 	[ -b "/dev/$name" ] || fail "null_blk $name: /dev/$name did not appear"
-	# A memory-backed null_blk allocates a page, with GFP_NOIO, on the first
-	# write to it, and a polled write is processed in null_poll(), under the
-	# rcu_read_lock() of iocb_bio_iopoll(): sleeping there is a null_blk bug
-	# (DEBUG_ATOMIC_SLEEP reports it). Writing every page once, not polled,
-	# keeps the tests clear of it.
-	case " $* " in
-	*" memory_backed=1 "*)
-		uring-io -d "/dev/$name" -o verify -b 1M -B 1M -q 4 -r 1024G > /dev/null ||
-			fail "null_blk $name: cannot fill it"
-		;;
-	esac
 	log "null_blk $name: $* (io_poll=$(cat "/sys/block/$name/queue/io_poll"))"
 }
 

@@ -25,7 +25,7 @@
  *
  * Errors: with -e ERRNO every IO must fail with exactly -ERRNO (used for
  * bad input); with -E ERRNO an IO may fail with -ERRNO (used for fault
- * injection): a failed read is counted and not verified, a failed write is
+ * injection; -E twice allows two errnos): a failed read is counted and not verified, a failed write is
  * written again with pwrite() until it succeeds, so that the region stays
  * verifiable.  Any other failed IO is an error.  The exit code is 0 only
  * if everything was as expected.  The last line printed is a summary of
@@ -64,7 +64,7 @@ struct opts {
 	uint64_t start, region, seed, count;
 	unsigned int seconds;
 	bool poll, fixed_file, fixed_bufs;
-	int expect_errno, allow_errno;
+	int expect_errno, allow_errno, allow_errno2;
 	unsigned int buf_misalign, off_misalign;
 	const char *progress;
 };
@@ -179,7 +179,12 @@ static void parse(int argc, char **argv)
 		case 'F': o.fixed_file = true; break;
 		case 'X': o.fixed_bufs = true; break;
 		case 'e': o.expect_errno = num(optarg); break;
-		case 'E': o.allow_errno = num(optarg); break;
+		case 'E':
+			if (o.allow_errno)
+				o.allow_errno2 = num(optarg);
+			else
+				o.allow_errno = num(optarg);
+			break;
 		case 'a': o.buf_misalign = num(optarg); break;
 		case 'A': o.off_misalign = num(optarg); break;
 		case 'P': o.progress = optarg; break;
@@ -198,6 +203,12 @@ static void parse(int argc, char **argv)
 		sizes[nr_sizes++] = bs;
 }
 
+/* Whether @err is an errno that -E allows. */
+static bool allowed(int err)
+{
+	return err == o.allow_errno || (o.allow_errno2 && err == o.allow_errno2);
+}
+
 /*
  * Write @s again, synchronously, until it succeeds or fails other than with
  * the allowed errno; the buffer still holds what the failed write carried.
@@ -209,7 +220,7 @@ static int rewrite(struct slot *s)
 
 		if (ret == s->len)
 			return 0;
-		if (ret >= 0 || errno != o.allow_errno) {
+		if (ret >= 0 || !allowed(errno)) {
 			fprintf(stderr, "uring-io: rewrite at %" PRIu64 " len %u: %s\n",
 				s->off, s->len, ret < 0 ? strerror(errno) : "short write");
 			return -1;
@@ -255,7 +266,7 @@ static struct slot *complete(struct io_uring_cqe *cqe, bool is_read, uint64_t se
 	if (cqe->res < 0) {
 		if (o.expect_errno && cqe->res == -o.expect_errno) {
 			nr_expected_errors++;
-		} else if (o.allow_errno && cqe->res == -o.allow_errno) {
+		} else if (o.allow_errno && allowed(-cqe->res)) {
 			nr_expected_errors++;
 			if (!is_read && rewrite(s))
 				nr_errors++;
