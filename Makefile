@@ -27,11 +27,12 @@ JOBS ?= $(shell echo $$(($$(nproc) + 1)))
 export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP DISTRO
 
 S := $(CURDIR)/scripts
+comma := ,
 
 KERNEL_TARGETS := $(addprefix kernel-,c rust rust-debug c-bench rust-bench c-distro \
 	rust-distro c-distro-bench rust-distro-bench)
 
-.PHONY: all test soak check series bench codegen deps tree kernels initramfs workload shell \
+.PHONY: all test soak mutants check series bench codegen deps tree kernels initramfs workload shell \
 	test-distro reset-tree clean distclean help $(KERNEL_TARGETS)
 
 all: deps tree kernels initramfs
@@ -52,6 +53,12 @@ test-distro: deps tree initramfs
 soak: deps tree kernel-$(VARIANT) initramfs
 	@T=stress GUEST_ARGS=biotest.stress_cycles=$(CYCLES) \
 		TIMEOUT_SCALE=$$(($(CYCLES) / 200 + 1)) $(S)/test.sh $(VARIANT)
+
+# Each of the cache's historical bugs put back, one at a time (tests/mutants),
+# built incrementally and run against the tests that must catch it: a table,
+# $(BUILD)/mutants/table.md. Not part of make test. M=a,b: only those.
+mutants: deps tree initramfs
+	@$(S)/mutants.sh $(subst $(comma), ,$(M))
 
 # checkpatch --strict, rustfmt, clippy, rustdoc and git am of the series
 # (part of `make test`).
@@ -119,6 +126,7 @@ help:
 	@echo 'make test          the whole suite on c, rust and rust-debug; last line "N passed, N failed"'
 	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh); TEST_VARIANTS="c rust rust-debug"'
 	@echo 'make soak          the stress test with CYCLES=$(CYCLES) CPU hotplug cycles (VARIANT=rust|c|rust-debug)'
+	@echo 'make mutants       the historical bugs put back one at a time, each caught? (M=a,b: only those)'
 	@echo 'make check         checkpatch, rustfmt, clippy, rustdoc, git am of the series'
 	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
 	@echo 'make bench         guest instructions per IO and per alloc+put, C vs Rust vs off'
