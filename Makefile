@@ -32,7 +32,7 @@ comma := ,
 KERNEL_TARGETS := $(addprefix kernel-,c rust rust-debug c-bench rust-bench c-distro \
 	rust-distro c-distro-bench rust-distro-bench)
 
-.PHONY: all test soak mutants check series bench codegen deps tree kernels initramfs workload shell \
+.PHONY: all test soak mutants kunit check series bench codegen deps tree kernels initramfs workload shell \
 	test-distro reset-tree clean distclean help $(KERNEL_TARGETS)
 
 all: deps tree kernels initramfs
@@ -59,6 +59,12 @@ soak: deps tree kernel-$(VARIANT) initramfs
 # $(BUILD)/mutants/table.md. Not part of make test. M=a,b: only those.
 mutants: deps tree initramfs
 	@$(S)/mutants.sh $(subst $(comma), ,$(M))
+
+# The KUnit suite through the kernel's own runner, kunit.py, with the
+# series' block/.kunitconfig (VARIANT=c or rust: which cache). Not part of
+# make test, which runs the same suite at every boot.
+kunit: deps tree
+	@$(S)/kunit.sh $(if $(filter c,$(VARIANT)),c,rust)
 
 # checkpatch --strict, rustfmt, clippy, rustdoc and git am of the series
 # (part of `make test`).
@@ -127,6 +133,7 @@ help:
 	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh); TEST_VARIANTS="c rust rust-debug"'
 	@echo 'make soak          the stress test with CYCLES=$(CYCLES) CPU hotplug cycles (VARIANT=rust|c|rust-debug)'
 	@echo 'make mutants       the historical bugs put back one at a time, each caught? (M=a,b: only those)'
+	@echo 'make kunit         the KUnit suite through kunit.py and block/.kunitconfig (VARIANT=c|rust)'
 	@echo 'make check         checkpatch, rustfmt, clippy, rustdoc, git am of the series'
 	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
 	@echo 'make bench         guest instructions per IO and per alloc+put, C vs Rust vs off'
