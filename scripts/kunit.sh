@@ -36,5 +36,6 @@ msg "kunit.py run --kunitconfig=block ($impl), in $BUILD/kunit/$impl"
 start=$SECONDS
 rc=0
 (cd "$SRC" && python3 tools/testing/kunit/kunit.py run "${args[@]}") 2>&1 | tee "$log" || rc=$?
-[ "${PIPESTATUS[0]}" = 0 ] && [ "$rc" = 0 ] || die "kunit.py failed (log: $log)"
+# pipefail (lib.sh): rc is kunit.py's status, not tee's
+[ "$rc" = 0 ] || die "kunit.py failed (log: $log)"
 info "kunit.py ($impl): $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s (log: $log)"

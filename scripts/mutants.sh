@@ -16,8 +16,7 @@
 # For every variant it names, the patch is applied, the kernel built
 # incrementally in its own O= folder (a copy of the variant's, under
 # $BUILD/mutants/o, kept between runs, so the variant's own kernel is never
-# touched), the tree
-# restored, and the tests run on that kernel. A mutant is killed when a test
+# touched), the tree restored, and the tests run on that kernel. A mutant is killed when a test
 # fails; the table (mutant, variant, upstream, the first failed test and its
 # failure line) is printed and written to $BUILD/mutants/table.md. Exit
 # status 1 if any mutant survived; 2 if a mutant did not apply or build.

@@ -604,7 +604,9 @@ cache_snap() {
 }
 
 # cache_delta BIOSET SNAP: sets D_<field> to each counter's growth since
-# cache_snap printed SNAP, and logs them.
+# cache_snap printed SNAP, D_allocs to the cached allocations (hits and
+# misses) and D_puts to the puts of any kind (onto a list, or freed), and
+# logs them.
 cache_delta() {
 	local f v
 	set -- "$1" $2
@@ -615,6 +617,8 @@ cache_delta() {
 		eval "D_$f=$v"
 		shift
 	done
+	D_allocs=$((D_alloc_hit + D_alloc_miss))
+	D_puts=$((D_put_task + D_put_irq + D_free_full + D_free_other))
 	log "$b: hits $D_alloc_hit, misses $D_alloc_miss, task puts $D_put_task," \
 		"IRQ puts $D_put_irq, freed full $D_free_full, freed other $D_free_other," \
 		"splices $D_splices"

@@ -54,8 +54,8 @@ reads() {
 	i0=$(cache_allocs $DIO_BIOSET)
 	timed_io "$n $how reads on $dev" -d "/dev/$dev" -o read -b 4k -q 8 -n "$n" "$@"
 	cache_delta "$dev" "$d0"
-	allocs=$((D_alloc_hit + D_alloc_miss))
-	puts=$((D_put_task + D_put_irq + D_free_full + D_free_other))
+	allocs=$D_allocs
+	puts=$D_puts
 	expect_eq "$dev: cached allocations for $n $how reads" "$allocs" "$n"
 	expect_eq "$dev: puts for $n $how reads" "$puts" "$n"
 	expect_eq "$DIO_BIOSET: cached allocations for $n $how reads on $dev" \

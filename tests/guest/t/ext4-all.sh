@@ -30,8 +30,8 @@ for dev in e4 "$nv"; do
 	ext4_workload "$dev"
 	[ "$dev" != e4 ] || ext4_full e4
 	cache_delta $FS_BIOSET "$fs0"
-	allocs=$((D_alloc_hit + D_alloc_miss))
-	puts=$((D_put_task + D_put_irq + D_free_full + D_free_other))
+	allocs=$D_allocs
+	puts=$D_puts
 	[ "$allocs" -ge 1000 ] || fail "$dev: only $allocs allocations asked fs_bio_set's cache"
 	[ "$D_alloc_hit" -gt $((allocs / 2)) ] || fail "$dev: only $D_alloc_hit of $allocs allocations hit"
 	[ "$D_put_irq" -gt 0 ] || fail "$dev: no bio was put in hard-IRQ context"

@@ -107,8 +107,8 @@ reserve_phase() {
 	refused=$(($(cache_info reserve_refused) - r0))
 	for b in $sets; do
 		eval "cache_delta $b \"\$snap_${b//-/_}\""
-		allocs=$((allocs + D_alloc_hit + D_alloc_miss))
-		puts=$((puts + D_put_task + D_put_irq + D_free_full + D_free_other))
+		allocs=$((allocs + D_allocs))
+		puts=$((puts + D_puts))
 	done
 	log "$what: $injected faults, $refused bios refused to the cache," \
 		"$allocs cached allocations, $puts puts"

@@ -41,7 +41,7 @@ fio_raw() {
 }
 
 fio_raw hr
-expect_eq "hr: allocations from the cache" $((D_alloc_hit + D_alloc_miss)) "$FIO_IOS"
+expect_eq "hr: allocations from the cache" "$D_allocs" "$FIO_IOS"
 expect_eq "hr: hard-IRQ puts" "$D_put_irq" "$FIO_IOS"
 expect_eq "hr: other puts" $((D_put_task + D_free_full + D_free_other)) 0
 [ "$D_splices" -gt 0 ] || fail "hr: the IRQ list was never spliced"
@@ -49,13 +49,13 @@ expect_eq "hr: other puts" $((D_put_task + D_free_full + D_free_other)) 0
 cache_check_bound $DIO_BIOSET
 
 fio_raw sq
-expect_eq "sq: allocations from the cache" $((D_alloc_hit + D_alloc_miss)) "$FIO_IOS"
+expect_eq "sq: allocations from the cache" "$D_allocs" "$FIO_IOS"
 expect_eq "sq: puts from softirq, freed" "$D_free_other" "$FIO_IOS"
 expect_eq "sq: puts onto a list" $((D_put_task + D_put_irq + D_free_full)) 0
 
 fio_raw "$nv"
-expect_eq "$nv: allocations from the cache" $((D_alloc_hit + D_alloc_miss)) "$FIO_IOS"
-expect_eq "$nv: puts" $((D_put_task + D_put_irq + D_free_full + D_free_other)) "$FIO_IOS"
+expect_eq "$nv: allocations from the cache" "$D_allocs" "$FIO_IOS"
+expect_eq "$nv: puts" "$D_puts" "$FIO_IOS"
 [ "$D_put_irq" -gt 0 ] || fail "$nv: no bio was put in hard-IRQ context"
 cache_check_bound $DIO_BIOSET
 cache_check_balance $DIO_BIOSET
