@@ -81,9 +81,14 @@ cmdline+=" biotest.variant=$variant"
 # The emulated NVMe. NVME=file (the default): two controllers, serials
 # biocache0 and biocache1, each with one 64 MiB namespace backed by a file of
 # this run (runs never share data), for tests that stack device-mapper on
-# two NVMe devices. The guest probes controllers and scans namespaces
-# asynchronously, so nvme0 may be either: tests that care find a namespace by
-# its controller's serial (nvme_find in tests/guest/lib.sh).
+# two NVMe devices; biocachemd, whose 16 MiB namespace has 8 bytes of
+# metadata per block in a separate buffer (ms=8, mset=0: the guest gives it
+# an integrity profile without checksums); and two controllers, both serial
+# biocachemp, of one NVMe subsystem sharing its one 16 MiB namespace, which
+# the guest sees through a multipath head (CONFIG_NVME_MULTIPATH). The guest
+# probes controllers and scans namespaces asynchronously, so nvme0 may be any
+# of them: tests find a namespace by its controller's serial (nvme_find in
+# tests/guest/lib.sh).
 # NVME=null: one controller, serial biocache0, on QEMU's null-co backend,
 # which completes every IO at once in the vCPU thread (reads return zeroes,
 # writes are dropped): the guest's instruction count then no longer depends
@@ -98,6 +103,15 @@ else
 		nvme+=(-drive "file=$run/nvme$i.img,if=none,id=nvm$i,format=raw"
 			-device "nvme,serial=biocache$i,drive=nvm$i")
 	done
+	truncate -s 16M "$run/nvmemd.img" "$run/nvmemp.img"
+	nvme+=(-drive "file=$run/nvmemd.img,if=none,id=nvmmd,format=raw"
+		-device "nvme,serial=biocachemd,id=nvmemd"
+		-device "nvme-ns,drive=nvmmd,bus=nvmemd,nsid=1,ms=8,mset=0"
+		-device "nvme-subsys,id=bcmp,nqn=biocachemp"
+		-drive "file=$run/nvmemp.img,if=none,id=nvmmp,format=raw"
+		-device "nvme,serial=biocachemp,id=nvmemp0,subsys=bcmp"
+		-device "nvme,serial=biocachemp,id=nvmemp1,subsys=bcmp"
+		-device "nvme-ns,drive=nvmmp,bus=nvmemp0,nsid=1,shared=on")
 fi
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${MEM:-2G}" -smp "${SMP:-2}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"

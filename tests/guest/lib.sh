@@ -386,9 +386,15 @@ bio_slab_inuse() {
 # bios in flight: a cached bio's vectors are inline). With no IO in flight,
 # a change between two calls is a leak (or a double free); the biovecs catch
 # a bio freed without its vectors, which the bio slabs do not (a bio from a
-# bio_set freed by kfree(): the 2023 passthrough leak, 46930b7cc772).
+# bio_set freed by kfree(): the 2023 passthrough leak, 46930b7cc772). With
+# integrity profiles (CONFIG_BLK_DEV_INTEGRITY), also "bips=K": integrity
+# payloads from the bio_sets' pools (fs_bio_set's, for passthrough commands
+# with metadata), which a bio parked in the cache must no longer hold.
 bios_outside_cache() {
-	echo "bios=$(($(bio_slab_inuse) - $(bios_cached))) biovecs=$(slab_inuse 'biovec-*')"
+	local bips=""
+	[ ! -d /sys/kernel/slab/bio_integrity_payload ] ||
+		bips=" bips=$(slab_inuse bio_integrity_payload)"
+	echo "bios=$(($(bio_slab_inuse) - $(bios_cached))) biovecs=$(slab_inuse 'biovec-*')$bips"
 }
 
 # karg NAME DEFAULT: biotest.NAME=value from the kernel command line.
@@ -538,6 +544,55 @@ nvme_find() {
 	NVME_CHR=ng${NVME_BLK#nvme}
 	[ -e "/sys/class/nvme-generic/$NVME_CHR" ] && [ -c "/dev/$NVME_CHR" ] ||
 		fail "$NVME_BLK has no passthrough character device /dev/$NVME_CHR"
+}
+
+# nvme_find_head SERIAL NSID PATHS: like nvme_find, for a namespace shared by
+# the controllers of one NVMe subsystem: sets NVME_BLK to its multipath head
+# (nvmeXnY, whose device is the subsystem), NVME_CHR to the head's character
+# device and NVME_PATHS to its paths (nvmeXcZnY, hidden disks without a
+# device node, one per controller Z), once it has PATHS of them.
+nvme_find_head() {
+	local i d n x y
+	NVME_BLK=""
+	for i in $(seq 100); do
+		for d in /sys/block/nvme*n*; do
+			case ${d##*/} in *c*) continue ;; esac
+			[ -f "$d/device/subsysnqn" ] && [ -f "$d/nsid" ] || continue
+			[ "$(cat "$d/nsid")" = "$2" ] || continue
+			[ "$(tr -d ' ' < "$d/device/serial")" = "$1" ] || continue
+			x=${d##*/nvme} y=${x#*n} x=${x%n*}
+			NVME_PATHS=$(cd /sys/block && ls -d "nvme${x}c"*"n$y" 2> /dev/null)
+			n=$(echo "$NVME_PATHS" | grep -c .)
+			[ "$n" = "$3" ] && [ -b "/dev/${d##*/}" ] && NVME_BLK=${d##*/}
+		done
+		[ -n "$NVME_BLK" ] && break
+		sleep 0.2
+	done
+	[ -n "$NVME_BLK" ] ||
+		fail "no multipath head of namespace $2 with $3 paths on the NVMe subsystem of serial $1" \
+			"(scripts/run-guest.sh attaches two controllers biocachemp of one subsystem;" \
+			"CONFIG_NVME_MULTIPATH?)"
+	NVME_CHR=ng${NVME_BLK#nvme}
+	[ -c "/dev/$NVME_CHR" ] || fail "the head $NVME_BLK has no character device /dev/$NVME_CHR"
+}
+
+# pt_shape CHR LBASIZE WANT ARGS...: nvme-pt's verified IO of 256 KiB on
+# /dev/CHR, polled, with the buffers ARGS shape; WANT is "all" (every command
+# took a bio from fs_bio_set's cache) or "none" (none did).
+pt_shape() {
+	local chr=$1 lba=$2 want=$3 a0 out ios got
+	shift 3
+	a0=$(cache_allocs $FS_BIOSET)
+	out=$(nvme-pt -d "/dev/$chr" -L "$lba" -o verify -q 4 -r 256k -p "$@") ||
+		{ echo "$out"; fail "verified passthrough IO ($*) on $chr failed"; }
+	ios=$(field ios "$out")
+	got=$(($(cache_allocs $FS_BIOSET) - a0))
+	log "$*: $ios commands, $got cached allocations"
+	case $want in
+	all) expect_eq "cached allocations for $ios commands ($*)" "$got" "$ios" ;;
+	none) expect_eq "cached allocations for $ios commands ($*)" "$got" 0 ;;
+	*) fail "pt_shape: want all or none, not $want" ;;
+	esac
 }
 
 # nvme_keeps_writes DEV: what is written to NVMe namespace DEV reads back

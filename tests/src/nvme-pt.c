@@ -18,6 +18,16 @@
  * character device has no BLKSSZGET).  Buffers are page aligned, -a moves
  * them off that; -U points every command at an address with nothing mapped.
  *
+ * -V N sends vectored commands (NVME_URING_CMD_IO_VEC): each buffer is N
+ * iovecs of equal length, -g GAP bytes apart (0: one contiguous buffer).
+ * -M MS gives every command a metadata buffer of MS bytes per LBA, for a
+ * namespace formatted with separate metadata: written with a pattern of its
+ * own (by LBA and seed), read back and checked as the data is; -m moves
+ * those buffers off their page alignment.
+ *
+ * -P FILE publishes the count of completed commands in FILE (8 bytes,
+ * mapped shared), for a script that checks a background run's progress.
+ *
  * A command's result (cqe->res) is a negative errno when the kernel refused
  * or failed it, or the positive NVMe status when the device did: the status
  * field of the completion without its phase bit, Status Code in bits 0-7,
@@ -48,6 +58,9 @@
 #define MAX_QD		128
 #define MAX_SIZES	16
 #define MAX_RESULTS	16
+#define MAX_SEGS	16
+/* The metadata pattern's seed differs from the data's. */
+#define MD_SALT		0x6d65746164617461ull
 
 #define NVME_CMD_WRITE	0x01
 #define NVME_CMD_READ	0x02
@@ -63,10 +76,14 @@ struct opts {
 	bool set_nsid, expect;
 	uint32_t nsid;
 	int expect_res;
+	unsigned int nr_segs, seg_gap, md_size, md_misalign;
+	const char *progress;
 };
 
 struct slot {
 	void *buf;
+	void *md;
+	struct iovec iov[MAX_SEGS];
 	uint64_t off;
 	unsigned int len;
 	unsigned int opcode;
@@ -76,7 +93,7 @@ struct slot {
 static struct opts o = {
 	.op = "verify", .lba_size = 512, .min_bs = 4096, .max_bs = 4096,
 	.qd = 8, .batch = 1, .region = 16 << 20, .seed = 1,
-	.opcode = NVME_CMD_READ,
+	.opcode = NVME_CMD_READ, .nr_segs = 1,
 };
 static struct io_uring ring;
 static struct slot slots[MAX_QD];
@@ -84,6 +101,7 @@ static int fd;
 static uint32_t nsid;
 static void *unmapped_area;
 static uint64_t nr_ios, nr_bytes, nr_verified, nr_errors, nr_expected;
+static uint64_t *progress;	/* -P FILE, mapped; NULL without */
 static unsigned int sizes[MAX_SIZES], nr_sizes;
 static int results[MAX_RESULTS];
 static unsigned int nr_results;
@@ -124,20 +142,70 @@ static void fill(char *p, uint64_t off, unsigned int len, uint64_t seed)
 	}
 }
 
-static bool check(const char *p, uint64_t off, unsigned int len, uint64_t seed)
+static bool check(const char *what, const char *p, uint64_t off, unsigned int len,
+		  uint64_t seed)
 {
 	for (unsigned int i = 0; i < len; i += 8) {
 		uint64_t v;
 
 		memcpy(&v, p + i, sizeof(v));
 		if (v != pattern(seed, off + i)) {
-			fprintf(stderr, "nvme-pt: data mismatch at byte %" PRIu64
+			fprintf(stderr, "nvme-pt: %s mismatch at byte %" PRIu64
 				": got %016" PRIx64 " want %016" PRIx64 " (seed %" PRIu64 ")\n",
-				off + i, v, pattern(seed, off + i), seed);
+				what, off + i, v, pattern(seed, off + i), seed);
 			return false;
 		}
 	}
 	return true;
+}
+
+/* The data of a command: o.nr_segs pieces of equal length, o.seg_gap apart. */
+static char *seg_addr(const struct slot *s, unsigned int len, unsigned int i)
+{
+	return (char *)s->buf + o.buf_misalign + i * (len / o.nr_segs + o.seg_gap);
+}
+
+static void fill_data(struct slot *s, uint64_t seed)
+{
+	unsigned int seg = s->len / o.nr_segs;
+
+	for (unsigned int i = 0; i < o.nr_segs; i++)
+		fill(seg_addr(s, s->len, i), s->off + i * seg, seg, seed);
+	/* metadata: MS bytes per LBA, at the LBA's index times MS */
+	if (o.md_size)
+		fill((char *)s->md + o.md_misalign, s->off / o.lba_size * o.md_size,
+		     s->len / o.lba_size * o.md_size, seed ^ MD_SALT);
+}
+
+static bool check_data(const struct slot *s, uint64_t seed)
+{
+	unsigned int seg = s->len / o.nr_segs;
+
+	for (unsigned int i = 0; i < o.nr_segs; i++)
+		if (!check("data", seg_addr(s, s->len, i), s->off + i * seg, seg, seed))
+			return false;
+	return !o.md_size ||
+	       check("metadata", (char *)s->md + o.md_misalign, s->off / o.lba_size * o.md_size,
+		     s->len / o.lba_size * o.md_size, seed ^ MD_SALT);
+}
+
+/* -P FILE: map FILE, 8 bytes, shared; 0 on success. */
+static int map_progress(const char *path)
+{
+	int pfd = open(path, O_RDWR | O_CREAT, 0644);
+
+	if (pfd < 0 || ftruncate(pfd, sizeof(*progress))) {
+		fprintf(stderr, "nvme-pt: -P %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	progress = mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+	close(pfd);
+	if (progress == MAP_FAILED) {
+		fprintf(stderr, "nvme-pt: mmap %s: %s\n", path, strerror(errno));
+		progress = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 static void usage(void)
@@ -147,7 +215,8 @@ static void usage(void)
 		"               [-b MINBS] [-B MAXBS] [-q QD] [-c BATCH] [-O OFFSET]\n"
 		"               [-r REGION] [-n COUNT] [-t SECONDS] [-s SEED] [-p] [-F] [-X]\n"
 		"               [-a BUFMISALIGN] [-U] [-C OPCODE] [-f FLAGS] [-N NSID] [-W]\n"
-		"               [-e RESULT]\n");
+		"               [-e RESULT] [-V NSEGS] [-g GAP] [-M MS] [-m MDMISALIGN]\n"
+		"               [-P PROGRESSFILE]\n");
 	exit(2);
 }
 
@@ -181,7 +250,7 @@ static void parse(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "d:o:L:b:B:q:c:O:r:n:t:s:pFXa:UC:f:N:We:")) != -1) {
+	while ((c = getopt(argc, argv, "d:o:L:b:B:q:c:O:r:n:t:s:pFXa:UC:f:N:We:V:g:M:m:P:")) != -1) {
 		switch (c) {
 		case 'd': o.dev = optarg; break;
 		case 'o': o.op = optarg; break;
@@ -205,6 +274,11 @@ static void parse(int argc, char **argv)
 		case 'N': o.set_nsid = true; o.nsid = num(optarg); break;
 		case 'W': o.no_big_sqe = true; break;
 		case 'e': o.expect = true; o.expect_res = snum(optarg); break;
+		case 'V': o.nr_segs = num(optarg); break;
+		case 'g': o.seg_gap = num(optarg); break;
+		case 'M': o.md_size = num(optarg); break;
+		case 'm': o.md_misalign = num(optarg); break;
+		case 'P': o.progress = optarg; break;
 		default: usage();
 		}
 	}
@@ -215,7 +289,10 @@ static void parse(int argc, char **argv)
 	    o.min_bs < o.lba_size || (o.min_bs & (o.min_bs - 1)) ||
 	    (o.max_bs & (o.max_bs - 1)) || o.buf_misalign >= 4096 ||
 	    o.start % o.lba_size || o.region < o.max_bs || o.opcode > 0xff ||
-	    o.cmd_flags > 0xff || (o.unmapped && o.fixed_bufs))
+	    o.cmd_flags > 0xff || (o.unmapped && o.fixed_bufs) ||
+	    !o.nr_segs || o.nr_segs > MAX_SEGS || o.min_bs % (8 * o.nr_segs) ||
+	    (o.nr_segs > 1 && (o.fixed_bufs || o.unmapped)) || o.md_size % 8 ||
+	    o.md_misalign >= 4096 || (o.md_size && o.unmapped))
 		usage();
 	if (strcmp(o.op, "verify") && strcmp(o.op, "read") && strcmp(o.op, "write") &&
 	    strcmp(o.op, "cmd"))
@@ -247,12 +324,26 @@ static void prep(unsigned int i)
 		.cdw12 = s->len / o.lba_size - 1,	/* NLB, 0's based */
 	};
 
+	if (o.nr_segs > 1) {
+		/* the iovec array is read when the command is issued */
+		for (unsigned int k = 0; k < o.nr_segs; k++) {
+			s->iov[k].iov_base = seg_addr(s, s->len, k);
+			s->iov[k].iov_len = s->len / o.nr_segs;
+		}
+		cmd.addr = (uintptr_t)s->iov;
+		cmd.data_len = o.nr_segs;
+	}
+	if (o.md_size) {
+		cmd.metadata = (uintptr_t)s->md + o.md_misalign;
+		cmd.metadata_len = s->len / o.lba_size * o.md_size;
+	}
+
 	memset(sqe, 0, o.no_big_sqe ? 64 : 128);
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = o.fixed_file ? 0 : fd;
 	if (o.fixed_file)
 		sqe->flags |= IOSQE_FIXED_FILE;
-	sqe->cmd_op = NVME_URING_CMD_IO;
+	sqe->cmd_op = o.nr_segs > 1 ? NVME_URING_CMD_IO_VEC : NVME_URING_CMD_IO;
 	if (o.fixed_bufs) {
 		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
 		sqe->buf_index = i;
@@ -305,6 +396,8 @@ static void complete(struct io_uring_cqe *cqe, uint64_t seed)
 
 	s->busy = false;
 	nr_ios++;
+	if (progress)
+		__atomic_store_n(progress, nr_ios, __ATOMIC_RELAXED);
 	if (cqe->res)
 		note_result(cqe->res, s);
 	if (o.expect) {
@@ -317,7 +410,7 @@ static void complete(struct io_uring_cqe *cqe, uint64_t seed)
 	} else {
 		nr_bytes += s->len;
 		if (is_read && !strcmp(o.op, "verify")) {
-			if (check((char *)s->buf + o.buf_misalign, s->off, s->len, seed))
+			if (check_data(s, seed))
 				nr_verified++;
 			else
 				nr_errors++;
@@ -387,7 +480,7 @@ static int pass(bool is_read, uint64_t seed, unsigned int first)
 			slots[i].len = len;
 			slots[i].opcode = is_read ? NVME_CMD_READ : NVME_CMD_WRITE;
 			if (!is_read)
-				fill((char *)slots[i].buf + o.buf_misalign, slots[i].off, len, seed);
+				fill_data(&slots[i], seed);
 			prep(i);
 			off += len;
 			inflight++;
@@ -433,8 +526,7 @@ static int random_cmds(unsigned int opcode, uint64_t deadline)
 			slots[i].len = o.min_bs;
 			slots[i].opcode = opcode;
 			if (opcode & 1)		/* host to controller */
-				fill((char *)slots[i].buf + o.buf_misalign, slots[i].off,
-				     o.min_bs, o.seed);
+				fill_data(&slots[i], o.seed);
 			prep(i);
 			n++;
 			done++;
@@ -460,12 +552,14 @@ int main(int argc, char **argv)
 	struct io_uring_params p = { 0 };
 	struct iovec iov[MAX_QD];
 	uint64_t start, deadline, ns;
-	size_t buflen;
+	size_t buflen, mdlen;
 	int ret;
 
 	parse(argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (o.progress && map_progress(o.progress))
+		return 1;
 	fd = open(o.dev, O_RDWR);
 	if (fd < 0) {
 		fprintf(stderr, "nvme-pt: open %s: %s\n", o.dev, strerror(errno));
@@ -489,13 +583,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	buflen = o.max_bs + 4096;
+	buflen = o.max_bs + o.nr_segs * o.seg_gap + 4096;
+	mdlen = o.max_bs / o.lba_size * o.md_size + 4096;
 	for (unsigned int i = 0; i < o.qd; i++) {
-		if (posix_memalign(&slots[i].buf, 4096, buflen)) {
+		if (posix_memalign(&slots[i].buf, 4096, buflen) ||
+		    (o.md_size && posix_memalign(&slots[i].md, 4096, mdlen))) {
 			fprintf(stderr, "nvme-pt: out of memory\n");
 			return 1;
 		}
 		memset(slots[i].buf, 0, buflen);
+		if (o.md_size)
+			memset(slots[i].md, 0, mdlen);
 		iov[i].iov_base = slots[i].buf;
 		iov[i].iov_len = buflen;
 	}

@@ -92,28 +92,13 @@ cache_check_balance $FS_BIOSET
 
 # cached or not, by the buffer's shape: verified IO of 256 KiB each, whose
 # commands (one write and one read each) are counted
-# pt_shape WANT ARGS...: WANT is "all" (every command cached) or "none"
-pt_shape() {
-	local want=$1 a0 out ios got
-	shift
-	a0=$(cache_allocs $FS_BIOSET)
-	out=$(nvme-pt -d /dev/$chr -L $lba -o verify -q 4 -r 256k -p "$@") ||
-		{ echo "$out"; fail "verified passthrough IO ($*) failed"; }
-	ios=$(field ios "$out")
-	got=$(($(cache_allocs $FS_BIOSET) - a0))
-	log "$*: $ios commands, $got cached allocations"
-	case $want in
-	all) expect_eq "cached allocations for $ios commands ($*)" "$got" "$ios" ;;
-	none) expect_eq "cached allocations for $ios commands ($*)" "$got" 0 ;;
-	esac
-}
-pt_shape all -b 4k
-pt_shape all -b 16k
-pt_shape all -b 4k -a 4
-pt_shape none -b 16k -a 512
-pt_shape none -b 32k
-pt_shape all -b 32k -X
-pt_shape all -b 4k -a 1
-pt_shape none -b 32k -a 1
+pt_shape $chr $lba all -b 4k
+pt_shape $chr $lba all -b 16k
+pt_shape $chr $lba all -b 4k -a 4
+pt_shape $chr $lba none -b 16k -a 512
+pt_shape $chr $lba none -b 32k
+pt_shape $chr $lba all -b 32k -X
+pt_shape $chr $lba all -b 4k -a 1
+pt_shape $chr $lba none -b 32k -a 1
 cache_check_balance $FS_BIOSET
 expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
