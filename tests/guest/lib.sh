@@ -69,6 +69,10 @@ mounts_cleanup() {
 test_cleanup() {
 	[ -z "$KMEMLEAK_PID" ] || kill "$KMEMLEAK_PID" 2>/dev/null || true
 	workers_stop
+	if [ -n "$FWRITER" ]; then
+		touch /tmp/fw.stop
+		wait "$FWRITER" 2> /dev/null || true
+	fi
 	mounts_cleanup
 	dm_cleanup
 	nullb_cleanup
@@ -195,6 +199,21 @@ worker_start() {
 	head -c 8 /dev/zero > "/tmp/$name.progress"
 	eval "SEEN_$name=0"
 	taskset -c "$cpus" uring-io -d "/dev/$dev" -o verify -O "$off" -r 4M -t 3600 \
+		-P "/tmp/$name.progress" "$@" > "/tmp/$name.out" 2>&1 &
+	WORKERS="$WORKERS $name"
+	WORKER_PIDS="$WORKER_PIDS $!"
+}
+
+# pt_worker_start NAME CPUS CHR LBASIZE OFFSET ARGS...: worker_start for NVMe
+# passthrough: nvme-pt's verify over /dev/CHR (an NVMe namespace's character
+# device, LBASIZE-byte blocks) from byte OFFSET, 4 MiB unless ARGS say -r.
+pt_worker_start() {
+	local name=$1 cpus=$2 chr=$3 lba=$4 off=$5
+	shift 5
+	[ "$cpus" != all ] || cpus=0-$(cpus_all | tail -n 1)
+	head -c 8 /dev/zero > "/tmp/$name.progress"
+	eval "SEEN_$name=0"
+	taskset -c "$cpus" nvme-pt -d "/dev/$chr" -L "$lba" -o verify -O "$off" -r 4M -t 3600 \
 		-P "/tmp/$name.progress" "$@" > "/tmp/$name.out" 2>&1 &
 	WORKERS="$WORKERS $name"
 	WORKER_PIDS="$WORKER_PIDS $!"
@@ -714,6 +733,57 @@ ext4_compare() {
 	mount -t ext4 "/dev/$1" "$mnt" || fail "cannot mount /dev/$1 again"
 	(cd "$mnt" && md5sum -c "$2") > /dev/null || fail "files on $1 differ from $2"
 	umount "$mnt" || fail "cannot unmount $mnt"
+}
+
+# The file writer, a stream of metadata-heavy IO: fwriter_start DIR writes
+# one 4 KiB file of its own content at a time in DIR with fsync (a journal
+# commit each), in the background, noting its checksum in /tmp/fw.md5
+# (md5sum's format, paths relative to DIR); fwriter_alive WHEN waits for it
+# to have written a file since the last call, failing if it stopped or wrote
+# none for 30 s (times biotest.timeout_scale); fwriter_stop stops it, failing
+# if it failed, and sets FWRITER_FILES.
+FWRITER="" FWRITER_SEEN=0
+fwriter_start() {
+	rm -f /tmp/fw.stop /tmp/fw.err /tmp/fw.md5 /tmp/fw.n
+	(
+		i=0
+		while [ ! -e /tmp/fw.stop ]; do
+			i=$((i + 1))
+			# (not /dev/urandom, which blocks until the guest's CRNG is ready)
+			yes "f$i $RANDOM $RANDOM" | head -c 4096 > /tmp/fw.blk
+			dd if=/tmp/fw.blk of="$1/f$i" bs=4k conv=fsync 2> /tmp/fw.dd ||
+				{ { echo "write of f$i failed:"; cat /tmp/fw.dd; } > /tmp/fw.err; exit 1; }
+			echo "$(md5sum < /tmp/fw.blk | cut -d' ' -f1)  f$i" >> /tmp/fw.md5
+			# through a rename: a reader never sees the file empty
+			echo $i > /tmp/fw.n.new && mv /tmp/fw.n.new /tmp/fw.n
+		done
+	) &
+	FWRITER=$! FWRITER_SEEN=0
+}
+
+fwriter_alive() {
+	local n tenths=0 limit=$((300 * $(karg timeout_scale 1)))
+	while :; do
+		# a zombie passes kill -0
+		if [ -s /tmp/fw.err ] || ! grep -q '^State:.*[RSD]' "/proc/$FWRITER/status" 2> /dev/null; then
+			cat /tmp/fw.err 2> /dev/null || true
+			fail "the file writer stopped $1"
+		fi
+		n=$(cat /tmp/fw.n 2> /dev/null || echo 0)
+		[ "$n" -le "$FWRITER_SEEN" ] || break
+		[ $tenths -lt $limit ] ||
+			fail "the file writer wrote no file $1 for $((limit / 10))s ($n files)"
+		sleep 0.1
+		tenths=$((tenths + 1))
+	done
+	FWRITER_SEEN=$n
+}
+
+fwriter_stop() {
+	touch /tmp/fw.stop
+	wait "$FWRITER" || { cat /tmp/fw.err 2> /dev/null; fail "the file writer failed"; }
+	FWRITER=""
+	FWRITER_FILES=$(wc -l < /tmp/fw.md5)
 }
 
 # ext4_workload DEV: ext4 on /dev/DEV under what the cache's new users do:

@@ -31,52 +31,25 @@ mount -t ext4 /dev/hf /mnt/hf || fail "cannot mount /dev/hf"
 before=$(bios_outside_cache)
 d0=$(($(cache_stat $FS_BIOSET all drain_hotplug) + $(cache_stat $DIO_BIOSET all drain_hotplug)))
 
-# The file writer: one 4 KiB file of its own content at a time, written
-# with fsync, its checksum noted; /tmp/hf.n counts the files written.
-(
-	i=0
-	while [ ! -e /tmp/hf.stop ]; do
-		i=$((i + 1))
-		# (not /dev/urandom, which blocks until the guest's CRNG is ready)
-		yes "f$i $RANDOM $RANDOM" | head -c 4096 > /tmp/hf.blk
-		dd if=/tmp/hf.blk of=/mnt/hf/f$i bs=4k conv=fsync 2> /tmp/hf.dd ||
-			{ { echo "write of f$i failed:"; cat /tmp/hf.dd; } > /tmp/hf.err; exit 1; }
-		echo "$(md5sum < /tmp/hf.blk | cut -d' ' -f1)  f$i" >> /tmp/hf.md5
-		# through a rename: a reader never sees the file empty
-		echo $i > /tmp/hf.n.new && mv /tmp/hf.n.new /tmp/hf.n
-	done
-) &
-writer=$!
-# writer_alive WHEN: the file writer has not stopped (a zombie passes kill -0).
-writer_alive() {
-	if [ -s /tmp/hf.err ] || ! grep -q '^State:.*[RSD]' "/proc/$writer/status" 2> /dev/null; then
-		cat /tmp/hf.err 2> /dev/null || true
-		fail "the file writer stopped $1"
-	fi
-}
+fwriter_start /mnt/hf
 worker_start hi all hi 0 -b 4k -B 16k -q 8
 worker_start hs all hs 0 -b 4k -B 16k -q 8
 
-n=0
 for c in $(seq "$cycles"); do
 	# shellcheck disable=SC2086
 	cpus_cycle $cpus
 	sleep 1
 	workers_alive "in cycle $c"
-	writer_alive "in cycle $c"
-	m=$(cat /tmp/hf.n 2> /dev/null || echo 0)
-	[ "$m" -gt "$n" ] || fail "no file written in cycle $c ($m files)"
-	n=$m
+	fwriter_alive "in cycle $c"
 done
-log "$cycles cycles of CPUs $(echo $cpus) offline/online; $n files written"
-touch /tmp/hf.stop
-wait $writer || { cat /tmp/hf.err 2> /dev/null; fail "the file writer failed"; }
+fwriter_stop
+log "$cycles cycles of CPUs $(echo $cpus) offline/online; $FWRITER_FILES files written"
 workers_stop
 workers_check
 umount /mnt/hf || fail "cannot unmount /mnt/hf"
 ext4_check hf
-ext4_compare hf /tmp/hf.md5
-log "$(wc -l < /tmp/hf.md5) files identical after a remount"
+ext4_compare hf /tmp/fw.md5
+log "$FWRITER_FILES files identical after a remount"
 
 for b in $FS_BIOSET $DIO_BIOSET; do
 	cache_check_bound $b
