@@ -6,13 +6,18 @@
 #   scripts/test.sh --list PROFILE    the tests of a boot profile
 #
 # T=name[,name...] runs only those tests (and skips the style checks of
-# scripts/check.sh, as does CHECKS=0). GUEST_ARGS adds to every boot's
-# kernel command line (e.g. biotest.stress_cycles=10000); TIMEOUT_SCALE
-# multiplies every test's timeout (default 1; 4 times that on the debug
-# variant). The tests of one boot profile (tests/boots) share one boot;
-# every boot's results, with the host's own checks and any KUnit results on
-# the console, go to scripts/ktap-summary.py, which prints "N passed,
-# N failed" last.
+# scripts/check.sh, as does CHECKS=0). The debug variant leaves out the
+# tests whose header has a "# debug: skip ..." line, unless T= names them.
+# GUEST_ARGS adds to every boot's kernel command line (e.g.
+# biotest.stress_cycles=10000); TIMEOUT_SCALE multiplies every test's
+# timeout (default 1; 4 times that on the debug variant). BUILD_AHEAD=1
+# (make test) builds each variant but the first while the previous one's
+# guests run, and runs the style checks while the last one's do, in the
+# background at a lower priority (the kernel builds stay one at a time;
+# their output goes to $LOGS/ahead-*.log). The tests of one boot profile
+# (tests/boots) share one boot; every boot's results, with the host's own
+# checks and any KUnit results on the console, go to
+# scripts/ktap-summary.py, which prints "N passed, N failed" last.
 . "$(dirname "$0")/lib.sh"
 
 TESTS=$TOP/tests/guest/t
@@ -61,8 +66,47 @@ fi
 # Profiles in the order of tests/boots.
 profiles=$(sed -e 's/#.*//' "$TOP/tests/boots" | awk 'NF { print $1 }')
 
+checks=0
+[ -n "${T:-}" ] || [ "${CHECKS:-1}" != 1 ] || checks=1
+
+# One background step at a time (BUILD_AHEAD): bg_start WHAT LOG CMD...,
+# bg_wait (its exit status).
+bg_pid="" bg_what="" bg_log="" bg_t0=0
+bg_start() {
+	bg_what=$1 bg_log=$2
+	shift 2
+	bg_t0=$SECONDS
+	nice -n 10 "$@" > "$bg_log" 2>&1 &
+	bg_pid=$!
+	info "in the background: $bg_what (log: $bg_log)"
+}
+bg_wait() {
+	local rc=0
+	[ -n "$bg_pid" ] || return 0
+	wait "$bg_pid" || rc=$?
+	bg_pid=""
+	info "in the background: $bg_what, $((SECONDS - bg_t0))s$([ $rc = 0 ] || echo ", FAILED (exit $rc)")"
+	return $rc
+}
+trap '[ -z "$bg_pid" ] || kill "$bg_pid" 2> /dev/null || true' EXIT
+
 runs=()
-for v in "${variants[@]}"; do
+checks_done=0
+for i in "${!variants[@]}"; do
+	v=${variants[$i]}
+	if [ "${BUILD_AHEAD:-0}" = 1 ]; then
+		bg_wait || die "building $v failed; its log: $bg_log (and $LOGS/build-$v.log)"
+		next=${variants[$((i + 1))]:-}
+		if [ -n "$next" ]; then
+			mkdir -p "$LOGS"
+			bg_start "building $next" "$LOGS/ahead-build-$next.log" \
+				"$TOP/scripts/build-kernel.sh" "$next"
+		elif [ $checks = 1 ]; then
+			mkdir -p "$LOGS"
+			bg_start "the style checks" "$LOGS/ahead-check.log" "$TOP/scripts/check.sh"
+			checks_done=1
+		fi
+	fi
 	scale=${TIMEOUT_SCALE:-1}
 	case $v in *-debug) scale=$((scale * 4)) ;; esac
 	for p in $profiles; do
@@ -70,6 +114,12 @@ for v in "${variants[@]}"; do
 		for t in "${tests[@]}"; do
 			prof=$(header "$TESTS/$t.sh" boot)
 			[ "${prof:-default}" = "$p" ] || continue
+			# A test whose header says "debug: skip" runs on c and
+			# rust only, unless T= names it (the header says why).
+			if [ "$scale" -gt "${TIMEOUT_SCALE:-1}" ] && [ -z "${T:-}" ] &&
+				[ "$(header "$TESTS/$t.sh" debug | cut -d' ' -f1)" = skip ]; then
+				continue
+			fi
 			list+=${list:+,}$t
 			to=$(header "$TESTS/$t.sh" timeout)
 			budget=$((budget + ${to:-$DEFAULT_TIMEOUT} * scale))
@@ -89,8 +139,13 @@ done
 
 # The series' own checks (checkpatch, rustfmt, clippy, rustdoc, git am), with
 # the whole suite only.
-if [ -z "${T:-}" ] && [ "${CHECKS:-1}" = 1 ]; then
-	"$TOP/scripts/check.sh" || true
+if [ $checks = 1 ]; then
+	if [ $checks_done = 1 ]; then
+		bg_wait || true
+		cat "$LOGS/ahead-check.log" >&2
+	else
+		"$TOP/scripts/check.sh" || true
+	fi
 	runs+=("$RUNS/check/style")
 fi
 python3 "$TOP/scripts/ktap-summary.py" "${runs[@]}"

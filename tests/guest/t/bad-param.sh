@@ -2,6 +2,8 @@
 # An invalid bio_alloc_cache= value is reported and ignored: the cache stays
 # on and serves polled IO.
 # boot: badparam
+# debug: skip (a boot parameter's parsing: nothing for KASAN, lockdep or
+# kmemleak to watch)
 . /tests/lib.sh
 
 dmesg | grep -q 'bio: ignoring invalid bio_alloc_cache=maybe' ||

@@ -12,6 +12,8 @@
 #    go back to it with bio_put() (blk_mq_map_bio_put()): the bio slabs
 #    hold what they held before, once the dm devices are gone.
 # boot: cacheoff
+# debug: skip (with the cache off, nothing of the Rust cache runs for the
+# debug kernel's checks to watch)
 # timeout: 180
 . /tests/lib.sh
 

@@ -2,6 +2,8 @@
 # bio_alloc_cache=off: no bio_set has a cache, so nothing is ever served from
 # one, and polled IO is still correct.
 # boot: cacheoff
+# debug: skip (with the cache off, nothing of the Rust cache runs for the
+# debug kernel's checks to watch)
 . /tests/lib.sh
 
 cache_check_variant
