@@ -737,23 +737,26 @@ ext4_compare() {
 
 # The file writer, a stream of metadata-heavy IO: fwriter_start DIR writes
 # one 4 KiB file of its own content at a time in DIR with fsync (a journal
-# commit each), in the background, noting its checksum in /tmp/fw.md5
-# (md5sum's format, paths relative to DIR); fwriter_alive WHEN waits for it
-# to have written a file since the last call, failing if it stopped or wrote
-# none for 30 s (times biotest.timeout_scale); fwriter_stop stops it, failing
-# if it failed, and sets FWRITER_FILES.
+# commit each), in the background, over 1024 names in turn (4 MiB: a soak
+# rewrites them rather than fill the file system), noting each write's
+# checksum in /tmp/fw.md5; fwriter_alive WHEN waits for it to have written
+# since the last call, failing if it stopped or wrote nothing for 30 s
+# (times biotest.timeout_scale); fwriter_stop stops it, failing if it
+# failed, sets FWRITER_FILES to the writes and leaves each file's last
+# checksum in /tmp/fw.md5.last (md5sum's format, paths relative to DIR).
 FWRITER="" FWRITER_SEEN=0
 fwriter_start() {
-	rm -f /tmp/fw.stop /tmp/fw.err /tmp/fw.md5 /tmp/fw.n
+	rm -f /tmp/fw.stop /tmp/fw.err /tmp/fw.md5 /tmp/fw.md5.last /tmp/fw.n
 	(
 		i=0
 		while [ ! -e /tmp/fw.stop ]; do
 			i=$((i + 1))
 			# (not /dev/urandom, which blocks until the guest's CRNG is ready)
+			f=f$((i % 1024))
 			yes "f$i $RANDOM $RANDOM" | head -c 4096 > /tmp/fw.blk
-			dd if=/tmp/fw.blk of="$1/f$i" bs=4k conv=fsync 2> /tmp/fw.dd ||
-				{ { echo "write of f$i failed:"; cat /tmp/fw.dd; } > /tmp/fw.err; exit 1; }
-			echo "$(md5sum < /tmp/fw.blk | cut -d' ' -f1)  f$i" >> /tmp/fw.md5
+			dd if=/tmp/fw.blk of="$1/$f" bs=4k conv=fsync 2> /tmp/fw.dd ||
+				{ { echo "write $i ($f) failed:"; cat /tmp/fw.dd; } > /tmp/fw.err; exit 1; }
+			echo "$(md5sum < /tmp/fw.blk | cut -d' ' -f1)  $f" >> /tmp/fw.md5
 			# through a rename: a reader never sees the file empty
 			echo $i > /tmp/fw.n.new && mv /tmp/fw.n.new /tmp/fw.n
 		done
@@ -784,6 +787,7 @@ fwriter_stop() {
 	wait "$FWRITER" || { cat /tmp/fw.err 2> /dev/null; fail "the file writer failed"; }
 	FWRITER=""
 	FWRITER_FILES=$(wc -l < /tmp/fw.md5)
+	awk '{ last[$2] = $0 } END { for (f in last) print last[f] }' /tmp/fw.md5 > /tmp/fw.md5.last
 }
 
 # ext4_workload DEV: ext4 on /dev/DEV under what the cache's new users do:
