@@ -614,6 +614,28 @@ pt_shape() {
 	esac
 }
 
+# pt_reads_counted CPU CHR LBASIZE N WHAT ARGS...: N passthrough reads (of 4
+# KiB unless ARGS say -b) on /dev/CHR at queue depth 1 on CPU (nvme-pt -o
+# read ARGS), after 100 to warm the cache: exactly N bios from fs_bio_set's
+# cache, N put back on its task list (task_work frees them, however the
+# command completed), none on its IRQ list, none from the direct-IO
+# bio_set. WHAT names them.
+pt_reads_counted() {
+	local cpu=$1 chr=$2 lba=$3 n=$4 what=$5 snap dio out
+	shift 5
+	taskset -c "$cpu" nvme-pt -d "/dev/$chr" -L "$lba" -o read -b 4k -q 1 -n 100 "$@" \
+		> /dev/null || fail "$what: the warm-up failed"
+	snap=$(cache_snap $FS_BIOSET)
+	dio=$(cache_allocs $DIO_BIOSET)
+	out=$(taskset -c "$cpu" nvme-pt -d "/dev/$chr" -L "$lba" -o read -b 4k -q 1 -n "$n" "$@") ||
+		{ echo "$out"; fail "$what failed"; }
+	cache_delta $FS_BIOSET "$snap"
+	expect_eq "$FS_BIOSET cached allocations for $what" "$D_allocs" "$n"
+	expect_eq "$FS_BIOSET task puts for $what" "$D_put_task" "$n"
+	expect_eq "$FS_BIOSET IRQ puts for $what" "$D_put_irq" 0
+	expect_eq "$DIO_BIOSET allocations for $what" $(($(cache_allocs $DIO_BIOSET) - dio)) 0
+}
+
 # nvme_keeps_writes DEV: what is written to NVMe namespace DEV reads back
 # (it does not with NVME=null, whose backend drops writes).
 nvme_keeps_writes() {

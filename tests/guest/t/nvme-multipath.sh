@@ -53,13 +53,7 @@ for poll in "" -p; do
 	out=$(nvme-pt -d /dev/$chr -L $lba -o verify -b 512 -B 16k -q 8 -r 2M $poll) ||
 		{ echo "$out"; fail "verified passthrough IO ${poll:+(IOPOLL) }on $chr failed"; }
 	echo "$out"
-	snap=$(cache_snap $FS_BIOSET)
-	out=$(taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -o read -b 4k -q 1 -n $n $poll) ||
-		{ echo "$out"; fail "passthrough reads on $chr failed"; }
-	what="$n passthrough reads${poll:+ (IOPOLL)} on $chr"
-	cache_delta $FS_BIOSET "$snap"
-	expect_eq "$FS_BIOSET cached allocations for $what" $D_allocs $n
-	expect_eq "$FS_BIOSET task puts for $what" $D_put_task $n
+	pt_reads_counted $cpu $chr $lba $n "$n passthrough reads${poll:+ (IOPOLL)} on $chr" $poll
 done
 
 # failover: path errors injected on each path, then each path's controller

@@ -46,18 +46,8 @@ done
 # the namespace is smaller than 16 MiB)
 n=$(scaled 1000)
 for poll in -p ""; do
-	taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -M 8 -o read -b 4k -r 8M -q 1 -n 100 $poll \
-		> /dev/null || fail "passthrough reads with metadata failed"
-	snap=$(cache_snap $FS_BIOSET)
-	dio=$(cache_allocs $DIO_BIOSET)
-	out=$(taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -M 8 -o read -b 4k -r 8M -q 1 -n $n $poll) ||
-		{ echo "$out"; fail "passthrough reads with metadata failed"; }
-	what="$n reads with metadata${poll:+ (IOPOLL)}"
-	cache_delta $FS_BIOSET "$snap"
-	expect_eq "$FS_BIOSET cached allocations for $what" $D_allocs $n
-	expect_eq "$FS_BIOSET task puts for $what" $D_put_task $n
-	expect_eq "$FS_BIOSET IRQ puts for $what" $D_put_irq 0
-	expect_eq "$DIO_BIOSET allocations for $what" $(($(cache_allocs $DIO_BIOSET) - dio)) 0
+	pt_reads_counted $cpu $chr $lba $n "$n reads with metadata${poll:+ (IOPOLL)}" \
+		-M 8 -r 8M $poll
 done
 expect_eq "bio, biovec and payload objects outside the caches after passthrough (before: $before)" \
 	"$(bios_outside_cache)" "$before"

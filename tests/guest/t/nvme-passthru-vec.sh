@@ -35,16 +35,8 @@ pt_shape $chr $lba none -b 32k -V 16
 # exact counts: N vectored reads of 4 iovecs of 4 KiB, after a warm-up
 n=$(scaled 1000)
 for poll in -p ""; do
-	taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -o read -b 16k -V 4 -q 1 -n 100 $poll \
-		> /dev/null || fail "vectored passthrough reads failed"
-	snap=$(cache_snap $FS_BIOSET)
-	out=$(taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -o read -b 16k -V 4 -q 1 -n $n $poll) ||
-		{ echo "$out"; fail "vectored passthrough reads failed"; }
-	what="$n vectored reads${poll:+ (IOPOLL)}"
-	cache_delta $FS_BIOSET "$snap"
-	expect_eq "$FS_BIOSET cached allocations for $what" $D_allocs $n
-	expect_eq "$FS_BIOSET task puts for $what" $D_put_task $n
-	expect_eq "$FS_BIOSET IRQ puts for $what" $D_put_irq 0
+	pt_reads_counted $cpu $chr $lba $n "$n vectored reads${poll:+ (IOPOLL)}" \
+		-b 16k -V 4 $poll
 done
 
 # vectored, with metadata
