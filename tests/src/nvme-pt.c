@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "others-ticks.h"
+#include "progress.h"
 
 #define MAX_QD		128
 #define MAX_SIZES	16
@@ -187,25 +188,6 @@ static bool check_data(const struct slot *s, uint64_t seed)
 	return !o.md_size ||
 	       check("metadata", (char *)s->md + o.md_misalign, s->off / o.lba_size * o.md_size,
 		     s->len / o.lba_size * o.md_size, seed ^ MD_SALT);
-}
-
-/* -P FILE: map FILE, 8 bytes, shared; 0 on success. */
-static int map_progress(const char *path)
-{
-	int pfd = open(path, O_RDWR | O_CREAT, 0644);
-
-	if (pfd < 0 || ftruncate(pfd, sizeof(*progress))) {
-		fprintf(stderr, "nvme-pt: -P %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	progress = mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
-	close(pfd);
-	if (progress == MAP_FAILED) {
-		fprintf(stderr, "nvme-pt: mmap %s: %s\n", path, strerror(errno));
-		progress = NULL;
-		return -1;
-	}
-	return 0;
 }
 
 static void usage(void)
@@ -396,8 +378,7 @@ static void complete(struct io_uring_cqe *cqe, uint64_t seed)
 
 	s->busy = false;
 	nr_ios++;
-	if (progress)
-		__atomic_store_n(progress, nr_ios, __ATOMIC_RELAXED);
+	progress_set(progress, nr_ios);
 	if (cqe->res)
 		note_result(cqe->res, s);
 	if (o.expect) {
@@ -558,8 +539,11 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (o.progress && map_progress(o.progress))
-		return 1;
+	if (o.progress) {
+		progress = progress_map("nvme-pt", o.progress);
+		if (!progress)
+			return 1;
+	}
 	fd = open(o.dev, O_RDWR);
 	if (fd < 0) {
 		fprintf(stderr, "nvme-pt: open %s: %s\n", o.dev, strerror(errno));

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "others-ticks.h"
+#include "progress.h"
 
 #define MAX_QD		256
 #define MAX_SIZES	16
@@ -233,27 +234,7 @@ static int rewrite(struct slot *s)
 static void count_io(void)
 {
 	nr_ios++;
-	if (progress)
-		__atomic_store_n(progress, nr_ios, __ATOMIC_RELAXED);
-}
-
-/* -P FILE: map FILE, 8 bytes, shared; 0 on success. */
-static int map_progress(const char *path)
-{
-	int pfd = open(path, O_RDWR | O_CREAT, 0644);
-
-	if (pfd < 0 || ftruncate(pfd, sizeof(*progress))) {
-		fprintf(stderr, "uring-io: -P %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	progress = mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
-	close(pfd);
-	if (progress == MAP_FAILED) {
-		fprintf(stderr, "uring-io: mmap %s: %s\n", path, strerror(errno));
-		progress = NULL;
-		return -1;
-	}
-	return 0;
+	progress_set(progress, nr_ios);
 }
 
 /* Account one completion; returns its slot. */
@@ -545,8 +526,11 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (o.progress && map_progress(o.progress))
-		return 1;
+	if (o.progress) {
+		progress = progress_map("uring-io", o.progress);
+		if (!progress)
+			return 1;
+	}
 	fd = open(o.dev, O_RDWR | (strcmp(o.op, "fsync") ? O_DIRECT : 0));
 	if (fd < 0) {
 		fprintf(stderr, "uring-io: open %s: %s\n", o.dev, strerror(errno));
