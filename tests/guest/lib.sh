@@ -617,23 +617,35 @@ pt_shape() {
 # pt_reads_counted CPU CHR LBASIZE N WHAT ARGS...: N passthrough reads (of 4
 # KiB unless ARGS say -b) on /dev/CHR at queue depth 1 on CPU (nvme-pt -o
 # read ARGS), after 100 to warm the cache: exactly N bios from fs_bio_set's
-# cache, N put back on its task list (task_work frees them, however the
-# command completed), none on its IRQ list, none from the direct-IO
-# bio_set. WHAT names them.
+# cache, more than 99% of them hits, N put back on its task list (task_work
+# frees them, however the command completed), none on its IRQ list, none
+# from the direct-IO bio_set; polled (ARGS hold -p), fewer NVMe interrupts
+# than N/10, else at least N/2. WHAT names them.
 pt_reads_counted() {
-	local cpu=$1 chr=$2 lba=$3 n=$4 what=$5 snap dio out
+	local cpu=$1 chr=$2 lba=$3 n=$4 what=$5 snap dio irq0 irqs out polled=""
 	shift 5
+	case " $* " in *" -p "*) polled=1 ;; esac
 	taskset -c "$cpu" nvme-pt -d "/dev/$chr" -L "$lba" -o read -b 4k -q 1 -n 100 "$@" \
 		> /dev/null || fail "$what: the warm-up failed"
 	snap=$(cache_snap $FS_BIOSET)
 	dio=$(cache_allocs $DIO_BIOSET)
+	irq0=$(nvme_irqs)
 	out=$(taskset -c "$cpu" nvme-pt -d "/dev/$chr" -L "$lba" -o read -b 4k -q 1 -n "$n" "$@") ||
 		{ echo "$out"; fail "$what failed"; }
+	irqs=$(($(nvme_irqs) - irq0))
 	cache_delta $FS_BIOSET "$snap"
+	log "$what: $irqs NVMe interrupts"
 	expect_eq "$FS_BIOSET cached allocations for $what" "$D_allocs" "$n"
+	hit_rate_ok "$D_alloc_hit" "$D_alloc_miss" ||
+		fail "$FS_BIOSET: hit rate $D_alloc_hit/$D_allocs for $what is not above 99%"
 	expect_eq "$FS_BIOSET task puts for $what" "$D_put_task" "$n"
 	expect_eq "$FS_BIOSET IRQ puts for $what" "$D_put_irq" 0
 	expect_eq "$DIO_BIOSET allocations for $what" $(($(cache_allocs $DIO_BIOSET) - dio)) 0
+	if [ -n "$polled" ]; then
+		[ "$irqs" -lt $((n / 10)) ] || fail "$what: $irqs NVMe interrupts: not polled"
+	else
+		[ "$irqs" -ge $((n / 2)) ] || fail "$what: only $irqs NVMe interrupts"
+	fi
 }
 
 # nvme_keeps_writes DEV: what is written to NVMe namespace DEV reads back

@@ -61,31 +61,7 @@ done
 # exact counts: N reads of 4 KiB at queue depth 1 on one CPU, after a warm-up
 n=$(scaled 2000)
 for poll in -p ""; do
-	taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -o read -b 4k -q 1 -n 200 $poll > /dev/null ||
-		fail "passthrough reads failed"
-	h0=$(cache_stat $FS_BIOSET all alloc_hit)
-	m0=$(cache_stat $FS_BIOSET all alloc_miss)
-	pt0=$(cache_stat $FS_BIOSET all put_task)
-	pi0=$(cache_stat $FS_BIOSET all put_irq)
-	dio0=$(cache_allocs $DIO_BIOSET)
-	irq0=$(nvme_irqs)
-	out=$(taskset -c $cpu nvme-pt -d /dev/$chr -L $lba -o read -b 4k -q 1 -n $n $poll) ||
-		{ echo "$out"; fail "passthrough reads failed"; }
-	irqs=$(($(nvme_irqs) - irq0))
-	hits=$(($(cache_stat $FS_BIOSET all alloc_hit) - h0))
-	misses=$(($(cache_stat $FS_BIOSET all alloc_miss) - m0))
-	what="$n reads${poll:+ (IOPOLL)}"
-	log "$what: $hits hits, $misses misses, $irqs NVMe interrupts"
-	expect_eq "$FS_BIOSET cached allocations for $what" $((hits + misses)) $n
-	hit_rate_ok $hits $misses || fail "$FS_BIOSET: hit rate $hits/$((hits + misses)) is not above 99%"
-	expect_eq "$FS_BIOSET task puts for $what" $(($(cache_stat $FS_BIOSET all put_task) - pt0)) $n
-	expect_eq "$FS_BIOSET IRQ puts for $what" $(($(cache_stat $FS_BIOSET all put_irq) - pi0)) 0
-	expect_eq "$DIO_BIOSET allocations for $what" $(($(cache_allocs $DIO_BIOSET) - dio0)) 0
-	if [ -n "$poll" ]; then
-		[ "$irqs" -lt $((n / 10)) ] || fail "$what: $irqs NVMe interrupts: not polled"
-	else
-		[ "$irqs" -ge $((n / 2)) ] || fail "$what: only $irqs NVMe interrupts"
-	fi
+	pt_reads_counted $cpu $chr $lba $n "$n reads${poll:+ (IOPOLL)}" $poll
 done
 cache_check_bound $FS_BIOSET
 cache_check_balance $FS_BIOSET
