@@ -55,6 +55,7 @@
 
 #include "others-ticks.h"
 #include "progress.h"
+#include "window-mark.h"
 
 #define MAX_QD		128
 #define MAX_SIZES	16
@@ -601,6 +602,7 @@ int main(int argc, char **argv)
 
 	struct ticks t0 = others_ticks();
 
+	window_begin();
 	start = now_ns();
 	deadline = start + o.seconds * 1000000000ull;
 	if (!strcmp(o.op, "verify")) {
@@ -621,6 +623,7 @@ int main(int argc, char **argv)
 		ret = random_cmds(opcode, deadline);
 	}
 	ns = now_ns() - start;
+	window_end();
 	struct ticks t1 = others_ticks();
 
 	printf("nvme-pt: dev=%s nsid=%u op=%s poll=%d qd=%u ios=%" PRIu64 " bytes=%" PRIu64

@@ -54,6 +54,7 @@
 
 #include "others-ticks.h"
 #include "progress.h"
+#include "window-mark.h"
 
 #define MAX_QD		256
 #define MAX_SIZES	16
@@ -578,6 +579,7 @@ int main(int argc, char **argv)
 
 	struct ticks t0 = others_ticks();
 
+	window_begin();
 	start = now_ns();
 	deadline = start + o.seconds * 1000000000ull;
 	if (!strcmp(o.op, "edge")) {
@@ -602,6 +604,7 @@ int main(int argc, char **argv)
 		} while (!ret && !nr_errors && !stop && now_ns() < deadline);
 	}
 	uint64_t ns = now_ns() - start;
+	window_end();
 	struct ticks t1 = others_ticks();
 
 	printf("uring-io: dev=%s op=%s poll=%d qd=%u ios=%" PRIu64 " bytes=%" PRIu64
