@@ -53,8 +53,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PROG "nvme-pt"
+
+#include "io-common.h"
 #include "others-ticks.h"
-#include "progress.h"
 #include "window-mark.h"
 
 #define MAX_QD		128
@@ -107,60 +109,6 @@ static uint64_t *progress;	/* -P FILE, mapped; NULL without */
 static unsigned int sizes[MAX_SIZES], nr_sizes;
 static int results[MAX_RESULTS];
 static unsigned int nr_results;
-/* SIGINT/SIGTERM: finish the current pass, print the summary, exit. */
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* splitmix64: the expected content of the 8 bytes at @pos for @seed. */
-static uint64_t pattern(uint64_t seed, uint64_t pos)
-{
-	uint64_t z = seed * 0x9e3779b97f4a7c15ull + pos / 8;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Buffers may be misaligned on purpose (-a): copy, never dereference. */
-static void fill(char *p, uint64_t off, unsigned int len, uint64_t seed)
-{
-	for (unsigned int i = 0; i < len; i += 8) {
-		uint64_t v = pattern(seed, off + i);
-
-		memcpy(p + i, &v, sizeof(v));
-	}
-}
-
-static bool check(const char *what, const char *p, uint64_t off, unsigned int len,
-		  uint64_t seed)
-{
-	for (unsigned int i = 0; i < len; i += 8) {
-		uint64_t v;
-
-		memcpy(&v, p + i, sizeof(v));
-		if (v != pattern(seed, off + i)) {
-			fprintf(stderr, "nvme-pt: %s mismatch at byte %" PRIu64
-				": got %016" PRIx64 " want %016" PRIx64 " (seed %" PRIu64 ")\n",
-				what, off + i, v, pattern(seed, off + i), seed);
-			return false;
-		}
-	}
-	return true;
-}
-
 /* The data of a command: o.nr_segs pieces of equal length, o.seg_gap apart. */
 static char *seg_addr(const struct slot *s, unsigned int len, unsigned int i)
 {
@@ -201,22 +149,6 @@ static void usage(void)
 		"               [-e RESULT] [-V NSEGS] [-g GAP] [-M MS] [-m MDMISALIGN]\n"
 		"               [-P PROGRESSFILE]\n");
 	exit(2);
-}
-
-static unsigned long num(const char *s)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	else if (*end == 'g' || *end == 'G')
-		v <<= 30, end++;
-	if (*end || end == s)
-		usage();
-	return v;
 }
 
 static int snum(const char *s)
@@ -481,15 +413,6 @@ static int pass(bool is_read, uint64_t seed, unsigned int first)
 	return 0;
 }
 
-static uint64_t rnd_state = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
 
 /* Random commands of min_bs, QD deep, submitted and reaped in batches. */
 static int random_cmds(unsigned int opcode, uint64_t deadline)
@@ -541,7 +464,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (o.progress) {
-		progress = progress_map("nvme-pt", o.progress);
+		progress = progress_map(o.progress);
 		if (!progress)
 			return 1;
 	}

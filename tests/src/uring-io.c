@@ -52,8 +52,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PROG "uring-io"
+
+#include "io-common.h"
 #include "others-ticks.h"
-#include "progress.h"
 #include "window-mark.h"
 
 #define MAX_QD		256
@@ -88,52 +90,6 @@ static int fd;
 static uint64_t nr_ios, nr_bytes, nr_verified, nr_errors, nr_expected_errors;
 static uint64_t *progress;	/* -P FILE, mapped; NULL without */
 static unsigned int sizes[MAX_SIZES], nr_sizes;
-/* SIGINT/SIGTERM: finish the current pass, print the summary, exit. */
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* splitmix64: the expected content of the 8 bytes at @pos for @seed. */
-static uint64_t pattern(uint64_t seed, uint64_t pos)
-{
-	uint64_t z = seed * 0x9e3779b97f4a7c15ull + pos / 8;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static void fill(uint64_t *p, uint64_t off, unsigned int len, uint64_t seed)
-{
-	for (unsigned int i = 0; i < len / 8; i++)
-		p[i] = pattern(seed, off + i * 8);
-}
-
-static bool check(const uint64_t *p, uint64_t off, unsigned int len, uint64_t seed)
-{
-	for (unsigned int i = 0; i < len / 8; i++) {
-		if (p[i] != pattern(seed, off + i * 8)) {
-			fprintf(stderr, "uring-io: data mismatch at byte %" PRIu64
-				": got %016" PRIx64 " want %016" PRIx64 " (seed %" PRIu64 ")\n",
-				off + i * 8, p[i], pattern(seed, off + i * 8), seed);
-			return false;
-		}
-	}
-	return true;
-}
-
 static void usage(void)
 {
 	fprintf(stderr,
@@ -142,22 +98,6 @@ static void usage(void)
 		"                [-s SEED] [-p] [-F] [-X] [-e ERRNO | -E ERRNO]\n"
 		"                [-a BUFMISALIGN] [-A OFFMISALIGN] [-P PROGRESSFILE]\n");
 	exit(2);
-}
-
-static unsigned long num(const char *s)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	else if (*end == 'g' || *end == 'G')
-		v <<= 30, end++;
-	if (*end)
-		usage();
-	return v;
 }
 
 static void parse(int argc, char **argv)
@@ -269,7 +209,7 @@ static struct slot *complete(struct io_uring_cqe *cqe, bool is_read, uint64_t se
 	} else {
 		nr_bytes += s->len;
 		if (is_read && !strcmp(o.op, "verify")) {
-			if (check(s->buf, s->off, s->len, seed))
+			if (check("data", s->buf, s->off, s->len, seed))
 				nr_verified++;
 			else
 				nr_errors++;
@@ -377,15 +317,6 @@ static int pass(bool is_read, uint64_t seed, unsigned int first)
 	return 0;
 }
 
-static uint64_t rnd_state = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
 
 /* Random reads of min_bs, QD deep, submitted and reaped in batches. */
 static int random_reads(uint64_t deadline)
@@ -528,7 +459,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (o.progress) {
-		progress = progress_map("uring-io", o.progress);
+		progress = progress_map(o.progress);
 		if (!progress)
 			return 1;
 	}
