@@ -42,6 +42,12 @@ SPREAD_LIMIT = 0.01
 # window (more of a short one), in one boot of c-bench (README, "make
 # bench"); a share that could move a figure by half a percent is well above.
 OTHER_LIMIT = 0.002
+# In a window that a program timed (all but the microbenchmark's, which the
+# kernel times inside its marks), the guest clock and QEMU's count of what
+# every vCPU executed must agree: to 0.01-0.33% in the first runs, with the
+# other CPU idle or busy. A window in which they do not is an error: either
+# the clock is not an instruction count there, or the count misses work.
+CLOCK_LIMIT = 0.005
 # Without that log (a run from before the plugin): a window in which the
 # other CPUs were busy for at least this many ticks of their /proc/stat is
 # flagged. (Their elapsed ticks are printed too, but an idle CPU without its
@@ -132,6 +138,9 @@ def parse(path):
         if wins is not None:
             _, mine, others = wins[i]
             share = others / (mine + others) if mine + others else 0.0
+            if not kv["name"].startswith("pair-") and abs(mine + others - ns) > CLOCK_LIMIT * ns:
+                sys.exit(f"{path}: {kv['name']} rep {kv['rep']}: the guest clock says {ns}"
+                         f" instructions, QEMU counted {mine} + {others}")
             if kv["name"] == WITNESS:
                 WITNESSED.setdefault(path, []).append(share)
             o = OTHERS.setdefault(kv["name"], {})
@@ -258,18 +267,22 @@ def main():
             boots[FIRST] = boots[SECOND] = 1
             paths_of[FIRST], paths_of[SECOND] = paths_of[name][:1], paths_of[name][1:2]
 
-    # The witness seen to work: every window run beside a busy loop on the
-    # other CPU is flagged, in every boot whose windows QEMU counted.
+    # The witness seen to work, in every boot whose windows QEMU counted: a
+    # busy loop on the other CPU is counted and flagged. Not in every window:
+    # QEMU's round-robin gives a vCPU that never idles anything from none to
+    # half of the clock, window by window.
     for n in names:
         for p in paths_of[n]:
             if windows(p) is None:
                 continue
             shares = WITNESSED.get(p, [])
-            if not shares or min(shares) <= OTHER_LIMIT:
-                sys.exit(f"{p}: the windows run beside a busy CPU were not all flagged"
+            if not shares or max(shares) <= OTHER_LIMIT:
+                sys.exit(f"{p}: no window run beside a busy CPU was flagged"
                          f" (the other CPUs' shares: {shares}): the witness does not work")
-            print(f"witness, {n}: a busy other CPU executed {100 * min(shares):.1f}% to"
-                  f" {100 * max(shares):.1f}% of a window's instructions, flagged ({p})")
+            flagged = sum(x > OTHER_LIMIT for x in shares)
+            print(f"witness, {n}: {flagged} of {len(shares)} windows beside a busy CPU flagged,"
+                  f" its share {100 * min(shares):.1f}% to {100 * max(shares):.1f}%"
+                  f" ({p})")
 
     records = []
     for w, _, unit in WORKLOADS:
