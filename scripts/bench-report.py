@@ -127,6 +127,8 @@ def parse(path):
             line = line.strip()
             if line.startswith("# RESULT "):
                 results.append(dict(x.split("=", 1) for x in line[len("# RESULT "):].split()))
+    if wins is not None:
+        COUNTED.add(path)
     if wins is not None and len(wins) != len(results):
         sys.exit(f"{path}: {len(results)} RESULT lines, but {len(wins)} windows in its vcpu-insns.log")
     for i, kv in enumerate(results):
@@ -160,6 +162,8 @@ BUSY = {}
 # share of each of its windows, by result file: each must be flagged.
 WITNESS = "witness"
 WITNESSED = {}
+# The result files whose windows QEMU counted (a vcpu-insns.log beside them).
+COUNTED = set()
 # Workload -> result file -> the largest share of a window's instructions
 # that the other CPUs executed.
 OTHERS = {}
@@ -273,7 +277,7 @@ def main():
     # half of the clock, window by window.
     for n in names:
         for p in paths_of[n]:
-            if windows(p) is None:
+            if p not in COUNTED:
                 continue
             shares = WITNESSED.get(p, [])
             if not shares or max(shares) <= OTHER_LIMIT:
