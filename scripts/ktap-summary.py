@@ -11,13 +11,21 @@ holding:
   kunit.expected the KUnit cases the boot must run, "suite.case" a line
                  (scripts/test.sh writes it where KUnit is on): one that
                  did not report counts as failed, so a suite that was not
-                 built or did not run cannot pass silently.
+                 built or did not run cannot pass silently;
+  skips.allowed  the skips the boot may report, "NAME-GLOB<TAB>REASON-REGEX"
+                 a line (NAME as printed below without "VARIANT/BOOT: ",
+                 e.g. "btf" or "kunit:bio_alloc_cache.*").
 
-A test counts as passed on "ok", as failed on "not ok", as skipped on
-"ok ... # SKIP" (neither passed nor failed). A plan ("1..N") promising more
-results than arrived counts the missing ones as failed. Exit status 1 if
-anything failed or nothing ran.
+A test counts as passed on "ok", as failed on "not ok". "ok ... # SKIP
+REASON" counts as skipped, reported apart, only where skips.allowed lists
+it: any other skip is a failure, so that a test that did not run where it
+should have (a KUnit case whose premise a regression broke) cannot hide
+among the passes. A plan ("1..N") promising more results than arrived
+counts the missing ones as failed. Exit status 1 if anything failed or
+nothing ran.
 """
+
+import fnmatch
 
 import os
 import re
@@ -101,6 +109,32 @@ def read(path):
         return None
 
 
+def allowed_skips(run):
+    """(name glob, reason regex) pairs of the run's skips.allowed."""
+    out = []
+    for line in read(os.path.join(run, "skips.allowed")) or []:
+        if line.strip() and not line.startswith("#"):
+            glob, _, regex = line.partition("\t")
+            out.append((glob.strip(), re.compile(regex.strip())))
+    return out
+
+
+def judge_skips(results, prefix, allowed):
+    """Turns the skips of one run that skips.allowed does not list into
+    failures."""
+    out = []
+    for name, status, note in results:
+        if status == "skip" and name.startswith(prefix):
+            short = name[len(prefix):]
+            reason = re.sub(r"^SKIP\s*", "", note, flags=re.I)
+            if not any(fnmatch.fnmatchcase(short, g) and r.search(reason) for g, r in allowed):
+                status = "fail"
+                note = f"skipped ({reason or 'no reason'}), which this boot does not allow" \
+                       " (skips.allowed)"
+        out.append((name, status, note))
+    return out
+
+
 def main(runs):
     results = []
     for run in runs:
@@ -123,6 +157,7 @@ def main(runs):
             name = f"{prefix}kunit:{case.strip()}"
             if case.strip() and name not in seen:
                 results.append((name, "fail", "did not run (expected in kunit.expected)"))
+        results = judge_skips(results, prefix, allowed_skips(run))
 
     counts = {"pass": 0, "fail": 0, "skip": 0}
     for name, status, note in results:
@@ -130,7 +165,7 @@ def main(runs):
         tag = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}[status]
         print(f"  {tag}  {name}" + (f"  ({note})" if note and status != "pass" else ""))
     if counts["skip"]:
-        print(f"{counts['skip']} skipped")
+        print(f"{counts['skip']} skipped, each for a reason its boot allows")
     print(f"{counts['pass']} passed, {counts['fail']} failed")
     return 1 if counts["fail"] or not counts["pass"] else 0
 

@@ -231,7 +231,8 @@ workers_ios() {
 
 # workers_alive WHEN: every worker still runs, and each completed IO since
 # the last call (or since it started): one that stopped, or whose IO
-# stalled for 30 s (times biotest.timeout_scale), fails, named.
+# stalled for 30 s (times biotest.slowness: 4 on the debug variants,
+# whatever the length of the run), fails, named.
 workers_alive() {
 	local when=$1 p n now was tenths limit stalled
 	for p in $WORKER_PIDS; do
@@ -239,7 +240,7 @@ workers_alive() {
 		for n in $WORKERS; do tail -n 3 "/tmp/$n.out" | sed "s/^/$n: /"; done
 		fail "a worker stopped $when"
 	done
-	WORKERS_LIMIT=${WORKERS_LIMIT:-$((300 * $(karg timeout_scale 1)))}
+	WORKERS_LIMIT=${WORKERS_LIMIT:-$((300 * $(karg slowness 1)))}
 	limit=$WORKERS_LIMIT
 	tenths=0
 	while :; do
@@ -423,11 +424,11 @@ karg() {
 	echo "${v:-$2}"
 }
 
-# scaled N: N divided by biotest.timeout_scale (4 on the debug variant), at
+# scaled N: N divided by biotest.slowness (4 on the debug variants), at
 # least 1: how much bulk work a test does on a slow kernel.
 scaled() {
 	local n
-	n=$(($1 / $(karg timeout_scale 1)))
+	n=$(($1 / $(karg slowness 1)))
 	[ "$n" -ge 1 ] || n=1
 	echo "$n"
 }
@@ -775,7 +776,7 @@ ext4_compare() {
 # rewrites them rather than fill the file system), noting each write's
 # checksum in /tmp/fw.md5; fwriter_alive WHEN waits for it to have written
 # since the last call, failing if it stopped or wrote nothing for 30 s
-# (times biotest.timeout_scale); fwriter_stop stops it, failing if it
+# (times biotest.slowness); fwriter_stop stops it, failing if it
 # failed, sets FWRITER_FILES to the writes and leaves each file's last
 # checksum in /tmp/fw.md5.last (md5sum's format, paths relative to DIR).
 FWRITER="" FWRITER_SEEN=0
@@ -799,7 +800,7 @@ fwriter_start() {
 }
 
 fwriter_alive() {
-	local n tenths=0 limit=$((300 * $(karg timeout_scale 1)))
+	local n tenths=0 limit=$((300 * $(karg slowness 1)))
 	while :; do
 		# a zombie passes kill -0
 		if [ -s /tmp/fw.err ] || ! grep -q '^State:.*[RSD]' "/proc/$FWRITER/status" 2> /dev/null; then

@@ -25,7 +25,7 @@
 EIO=5
 cpu=1
 [ -f /sys/devices/system/cpu/cpu$cpu/online ] || fail "no cpu$cpu"
-limit=$((30 * $(karg timeout_scale 1)))
+limit=$((30 * $(karg slowness 1)))
 
 nullb_create_polled tb size=64 irqmode=2 completion_nsec=20000
 nullb_create_polled tm size=16
