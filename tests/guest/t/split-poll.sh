@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# Polled bios that the block layer must split (the 2021 split-flag bug: a
-# split polled bio whose parts complete by interrupt). A null_blk with a
-# poll queue, hrtimer completions (hard IRQ) and max_sectors=8: every IO
-# above 4 KiB is split. Per IO above 4 KiB through io_uring's IOPOLL:
+# Polled bios that the block layer must split: it clears their polled flag
+# (cc29e1bf0d63, "block: disable iopoll for split bio"), so that their parts
+# complete by interrupt and never wait on a poll queue nobody polls. A
+# null_blk with a poll queue, hrtimer completions (hard IRQ) and
+# max_sectors=8: every IO above 4 KiB is split. Per IO above 4 KiB through
+# io_uring's IOPOLL:
 #  - the first, non-blocking issue (REQ_NOWAIT) cannot be split
 #    (bio_split_rw_at()): its bio, taken from the cache, ends at once with
 #    BLK_STS_AGAIN in the submitting task and goes back on the task list;
@@ -17,7 +19,11 @@
 # N and put N on the task list. The same through dm-linear, below. Data
 # written and read back in 4-16 KiB IOs verifies; then the cache balances,
 # and the bio and biovec slabs hold what they held before (the harness
-# checks that for every test too).
+# checks that for every test too). First, the hang cc29e1bf0d63 describes:
+# on a queue of depth 2, a polled read of 64 KiB is split into 16 parts by
+# io_uring's worker, which waits for a tag for its third part; were the
+# parts polled, the two that hold the tags would wait on the poll queue,
+# which nobody polls while the worker sleeps, until the device's timeout.
 . /tests/lib.sh
 
 cpu=1
@@ -26,9 +32,20 @@ nullb_create sp queue_mode=2 submit_queues=1 poll_queues=1 memory_backed=1 size=
 	blocksize=512 max_sectors=8 irqmode=2 completion_nsec=20000
 expect_eq "sp max_sectors_kb" "$(cat /sys/block/sp/queue/max_sectors_kb)" 4
 expect_eq "sp io_poll" "$(cat /sys/block/sp/queue/io_poll)" 1
+nullb_create spq queue_mode=2 submit_queues=1 poll_queues=1 hw_queue_depth=2 \
+	memory_backed=1 size=16 blocksize=512 max_sectors=8 irqmode=2 completion_nsec=20000
+echo none > /sys/block/spq/queue/scheduler 2> /dev/null || true
 before=$(bios_outside_cache)
 
 polled_verify sp -b 4k -B 16k -q 4 -r 1M
+
+# The hang: 16 parts, 2 tags (no I/O scheduler, whose own requests would
+# stand between the parts and the tags).
+t0=$(date +%s)
+out=$(timeout 20 taskset -c $cpu uring-io -d /dev/spq -o read -p -q 1 -n 8 -b 64k -B 64k) ||
+	{ echo "$out"; fail "polled reads of 64k, split into 16 parts on a queue of depth 2," \
+		"did not complete, or not within 20s: split parts wait on the poll queue"; }
+log "8 polled reads of 64k on spq (queue depth 2) in $(($(date +%s) - t0))s"
 
 # counted DEV BS N BIOSET:ALLOCS:TASK:IRQ...: N polled reads of BS from DEV
 # on cpu$cpu; per BIOSET, that many cached allocations, task puts and
@@ -83,4 +100,5 @@ dms remove bcsplit || fail "dmsetup remove bcsplit failed"
 
 cache_check_bound $DIO_BIOSET
 cache_check_balance $DIO_BIOSET
+
 expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
