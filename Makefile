@@ -29,10 +29,10 @@ export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP DISTRO
 S := $(CURDIR)/scripts
 comma := ,
 
-KERNEL_TARGETS := $(addprefix kernel-,c rust rust-debug c-bench rust-bench c-distro \
+KERNEL_TARGETS := $(addprefix kernel-,c rust c-debug rust-debug c-bench rust-bench c-distro \
 	rust-distro c-distro-bench rust-distro-bench)
 
-.PHONY: all test soak mutants kunit check series bench codegen deps tree kernels initramfs workload shell \
+.PHONY: all test test-debug soak mutants docs kunit check series bench codegen deps tree kernels initramfs workload shell \
 	test-distro reset-tree clean distclean help $(KERNEL_TARGETS)
 
 all: deps tree kernels initramfs
@@ -44,6 +44,14 @@ all: deps tree kernels initramfs
 test: deps tree initramfs
 	@$(S)/build-kernel.sh $(firstword $(TEST_VARIANTS))
 	@BUILD_AHEAD=1 $(S)/test.sh $(TEST_VARIANTS)
+
+# The C cache under the same checkers as rust-debug (KASAN, lockdep,
+# kmemleak, slab debugging), through the same tests: c-debug. Not part of
+# make test, whose budget it would overrun (see README).
+DEBUG_VARIANTS ?= c-debug
+test-debug: deps tree initramfs
+	@$(S)/build-kernel.sh $(firstword $(DEBUG_VARIANTS))
+	@BUILD_AHEAD=1 CHECKS=0 $(S)/test.sh $(DEBUG_VARIANTS)
 
 # The distro-shaped pair (Debian's config, either cache) through the default
 # boot profile's tests; not part of make test.
@@ -137,6 +145,7 @@ help:
 	@echo 'make               build c and rust, boot them, run the polled-IO workload'
 	@echo 'make test          the whole suite on c, rust and rust-debug; last line "N passed, N failed"'
 	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh); TEST_VARIANTS="c rust rust-debug"'
+	@echo 'make test-debug    the whole suite on c-debug (the C cache under KASAN, lockdep, kmemleak)'
 	@echo 'make soak          the stress test with CYCLES=$(CYCLES) CPU hotplug cycles (VARIANT=rust|c|rust-debug)'
 	@echo 'make mutants       the historical bugs put back one at a time, each caught? (M=a,b: only those)'
 	@echo 'make kunit         the KUnit suite through kunit.py and block/.kunitconfig (VARIANT=c|rust)'

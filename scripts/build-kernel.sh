@@ -21,14 +21,15 @@ case "$variant" in
 c | rust) fragments=(base.config "$variant.config" test.config) ;;
 # For make bench and make codegen: no statistics, no tests.
 c-bench | rust-bench) fragments=(base.config "${variant%-bench}.config" bench.config) ;;
-# The whole suite again under KASAN, lockdep, kmemleak and slab debugging.
-rust-debug) fragments=(base.config rust.config test.config debug.config) ;;
+# The whole suite again under KASAN, lockdep, kmemleak and slab debugging,
+# with either cache.
+c-debug | rust-debug) fragments=(base.config "${variant%-debug}.config" test.config debug.config) ;;
 # The kernel Debian ships, with either cache: the default profile's tests,
 # and (-bench) make bench DISTRO=1 and make codegen DISTRO=1.
 c-distro | rust-distro) fragments=(debian distro.config "${variant%-distro}.config" test.config) ;;
 c-distro-bench | rust-distro-bench)
 	fragments=(debian distro.config "${variant%-distro-bench}.config" bench.config) ;;
-*) die "unknown variant '$variant' (known: c rust rust-debug c-bench rust-bench c-distro rust-distro c-distro-bench rust-distro-bench)" ;;
+*) die "unknown variant '$variant' (known: c rust c-debug rust-debug c-bench rust-bench c-distro rust-distro c-distro-bench rust-distro-bench)" ;;
 esac
 
 o=$(objdir "$variant")
