@@ -11,6 +11,11 @@
 # each in BOOTS boots (default 2). The figures are medians over every boot's
 # repetitions, and the C kernel's second boot read against its first is the
 # noise floor against which the Rust/C figures are read.
+# Every boot first runs tests/guest/bench/smoke.sh, verified IO through each
+# of the cache's users on that kernel and rule (these kernels, without
+# statistics, are the configuration a distribution ships, which the guest
+# tests never boot): a failure there fails make bench before anything is
+# measured.
 # scripts/bench-report.py turns the results into a table, $BUILD/bench.json
 # and $BUILD/bench.svg. DISTRO=1 does the same on the distro-shaped kernels
 # (c-distro-bench, rust-distro-bench: Debian's config), into
@@ -48,6 +53,7 @@ configs=(
 	"c612 $ck $isolate"
 	"off $ck $isolate bio_alloc_cache=off"
 )
+t0=$SECONDS
 boots=${BOOTS:-2}
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "BOOTS=$boots: expected a number of boots, 1 or more"
 for k in "$ck" "$rk"; do
@@ -68,10 +74,10 @@ for b in $(seq "$boots"); do
 	for c in "${configs[@]}"; do
 		read -r name kernel args <<< "$c"
 		run=bench-$name-$b
-		ACCEL=tcg NVME=null "$TOP/scripts/run-guest.sh" -l -n "$run" -t bench -T 3600 \
+		ACCEL=tcg NVME=null "$TOP/scripts/run-guest.sh" -l -n "$run" -t smoke,bench -T 4500 \
 			-q "-icount shift=0,sleep=off -plugin $plugin -d plugin -D $RUNS/$kernel/$run/vcpu-insns.log" \
 			-a "$args" "$kernel" ||
-			die "bench on $name, boot $b, failed (results: $RUNS/$kernel/$run)"
+			die "bench on $name, boot $b, failed: its smoke test or a workload (above; results: $RUNS/$kernel/$run)"
 		paths[$name]+=${paths[$name]:+,}$RUNS/$kernel/$run/results.ktap
 	done
 done
@@ -84,3 +90,5 @@ beside=()
 [ -z "$sfx" ] || [ ! -f "$BUILD/bench.json" ] || beside=(--beside "$BUILD/bench.json")
 python3 "$TOP/scripts/bench-report.py" --json "$BUILD/bench$sfx.json" --svg "$BUILD/bench$sfx.svg" \
 	"${beside[@]}" "${runs[@]}"
+meta_json "$BUILD/bench$sfx.meta.json" "make bench${sfx:+ DISTRO=1}${BOOTS:+ BOOTS=$BOOTS}" \
+	$((SECONDS - t0)) "boots=$boots"

@@ -89,14 +89,20 @@ cmdline+=" biotest.variant=$variant"
 # probes controllers and scans namespaces asynchronously, so nvme0 may be any
 # of them: tests find a namespace by its controller's serial (nvme_find in
 # tests/guest/lib.sh).
-# NVME=null: one controller, serial biocache0, on QEMU's null-co backend,
-# which completes every IO at once in the vCPU thread (reads return zeroes,
-# writes are dropped): the guest's instruction count then no longer depends
-# on the host's IO latency (make bench).
+# NVME=null: the controller the bench measures, serial biocache0, on QEMU's
+# null-co backend, which completes every IO at once in the vCPU thread
+# (reads return zeroes, writes are dropped): the guest's instruction count
+# then no longer depends on the host's IO latency (make bench); and one with
+# a 16 MiB namespace in a file, serial biocachesm, which keeps its data, for
+# the verified IO of the bench boots' smoke test, idle while the bench
+# measures.
 nvme=()
 if [ "${NVME:-file}" = null ]; then
+	truncate -s 16M "$run/nvmesm.img"
 	nvme=(-blockdev "driver=null-co,node-name=nvm0,size=$((64 << 20)),read-zeroes=on"
-		-device "nvme,serial=biocache0,drive=nvm0")
+		-device "nvme,serial=biocache0,drive=nvm0"
+		-drive "file=$run/nvmesm.img,if=none,id=nvmsm,format=raw"
+		-device "nvme,serial=biocachesm,drive=nvmsm")
 else
 	for i in 0 1; do
 		truncate -s 64M "$run/nvme$i.img"

@@ -16,7 +16,6 @@
 
 secs=${WORKLOAD_SECONDS:-3}
 nullb_create wl queue_mode=2 submit_queues=1 poll_queues=2 size=1024 blocksize=512
-for i in $(seq 50); do [ -b /dev/nvme0n1 ] && break; sleep 0.2; done
 dm_create bcwl "0 $(blockdev --getsz /dev/wl) linear /dev/wl 0"
 dm=$DM_DEV
 nvme_find biocache0 1
@@ -38,7 +37,7 @@ run() {
 		"ns=$(field ns "$out") iops=$(field iops "$out") hits=$hits misses=$misses"
 }
 
-for dev in wl nvme0n1 $dm; do
+for dev in wl $NVME_BLK $dm; do
 	bs=$DIO_BIOSET
 	[ "$dev" = "$dm" ] && bs=$dm
 	for shape in "128 32" "1 1"; do
