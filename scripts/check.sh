@@ -12,7 +12,10 @@
 #     names (scripts/compile-fail.py);
 #   - rust/ and block/ build for a uniprocessor kernel ($BUILD/o/check-up);
 #   - rust/, block/ and drivers/md/dm.o build with Debian's config, and
-#     bio.o's debug info is sound (scripts/check-debuginfo.sh).
+#     bio.o's debug info is sound (scripts/check-debuginfo.sh);
+#   - every results table in README.md and docs/ is its rendering from the
+#     committed results/ (scripts/render-docs.py --check), and the README
+#     stays a README (at most 350 lines).
 . "$(dirname "$0")/lib.sh"
 
 run=$RUNS/check/style
@@ -25,6 +28,15 @@ t_last=$SECONDS
 took() { info "$1: $((SECONDS - t_last))s"; t_last=$SECONDS; }
 
 msg "Checking the series: git am, checkpatch --strict, rustfmt, clippy, rustdoc, compile-fail, !SMP"
+if out=$(python3 "$TOP/scripts/render-docs.py" --check 2>&1); then
+	result "docs: every results table is its rendering from results/" ""
+else
+	echo "$out" > "$run/render-docs.log"
+	result "docs: every results table is its rendering from results/" \
+		"$(echo "$out" | sed -n 2p | sed 's/^ *//') and more ($run/render-docs.log)"
+fi
+lines=$(wc -l < "$TOP/README.md")
+result "docs: README.md at most 350 lines" "$([ "$lines" -le 350 ] || echo "$lines lines")"
 if "$TOP/scripts/series.sh" > "$run/series.log" 2>&1; then
 	result "series: git am on a pristine tree" ""
 	for p in "$BUILD"/series/[0-9]*.patch; do

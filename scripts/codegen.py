@@ -22,6 +22,7 @@ Writes OUTDIR/PATH.c.s, OUTDIR/PATH.rust.s and OUTDIR/PATH.side.txt (the two
 listings side by side), prints a summary table and writes it to MARKDOWN.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -233,7 +234,7 @@ def main():
             f.write(f"{'C':<100}Rust\n{side_by_side}")
         summary.append((key, desc, tot, callsets))
 
-    out = []
+    out, rows = [], []
     out.append("| path | side | functions | instructions | bytes | cond. branches | jumps | "
                "max frame | calls | calls only this side makes |")
     out.append("|---|---|---|---|---|---|---|---|---|---|")
@@ -256,11 +257,16 @@ def main():
             out.append(f"| {key} | {side} | {t['functions']} | {t['insns']} | {t['bytes']} | "
                        f"{t['branches']} | {t['jumps']} | {t['frame']} | {len(t['calls'])} | "
                        f"{fmt(only)} |")
+            rows.append({"path": key, "side": side, "functions": t["functions"],
+                         "insns": t["insns"], "bytes": t["bytes"], "branches": t["branches"],
+                         "jumps": t["jumps"], "frame": t["frame"], "calls": len(t["calls"]),
+                         "only_this_side": fmt(only), "hot": key in HOT})
             details.append(f"- {side}: " + ", ".join(f"`{short(n, dem)}`"
                                                      for n in results[key][side][0]))
             details.append(f"  - calls: {fmt(counts)}")
     text = "\n".join(out)
-    text = "\n".join(out)
+    with open(os.path.splitext(md)[0] + ".json", "w") as f:
+        json.dump(rows, f, indent=1)
     with open(md, "w") as f:
         f.write("# Codegen: C and Rust per-CPU bio cache\n\n")
         f.write("Paths: " + "; ".join(f"`{k}`: {d}" for k, d, _, _ in PATHS) + ".\n\n")

@@ -15,6 +15,7 @@ case "${DISTRO:-0}" in
 1) sfx=-distro ;;
 *) die "DISTRO=$DISTRO: expected 0 (the test kernels) or 1 (the distro-shaped kernels)" ;;
 esac
+t0=$SECONDS
 for k in "c$sfx-bench" "rust$sfx-bench"; do
 	"$TOP/scripts/build-kernel.sh" "$k"
 done
@@ -37,4 +38,12 @@ for f in block/bio.o vmlinux; do
 		echo '```'
 	} | tee -a "$md"
 done
+# What recorded figures need: the commit, the command, bloat-o-meter's totals.
+totals=()
+for f in block/bio.o vmlinux; do
+	t=$("$SRC/scripts/bloat-o-meter" "$c/$f" "$r/$f" | sed -n 's/^Total: Before=\([0-9]*\), After=\([0-9]*\),.*/\1 \2/p')
+	totals+=("${f//\//_}=${t// /->}")
+done
+meta_json "$BUILD/codegen$sfx.meta.json" "make codegen${sfx:+ DISTRO=1}" $((SECONDS - t0)) "${totals[@]}"
 info "summary: $md"
+

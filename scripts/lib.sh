@@ -51,6 +51,28 @@ info() { printf '    %s\n' "$*" >&2; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# provenance: this repository's commit, "-dirty" added if a tracked file
+# outside results/ differs from it: what every recorded figure names.
+provenance() {
+	local c
+	c=$(git -C "$TOP" rev-parse --short=12 HEAD 2>/dev/null) || { echo unknown; return 0; }
+	git -C "$TOP" diff --quiet HEAD -- . ':!results' || c+=-dirty
+	echo "$c"
+}
+
+# meta_json FILE COMMAND SECONDS [KEY=VALUE...]: the provenance of a run, as
+# JSON: commit, command, date, how long it took, and any KEY=VALUE pairs.
+meta_json() {
+	python3 - "$@" "commit=$(provenance)" <<-'EOF'
+		import json, sys, time
+		out, command, secs, *kv = sys.argv[1:]
+		meta = {"command": command, "seconds": int(secs),
+		        "date": time.strftime("%Y-%m-%d", time.gmtime())}
+		meta.update(x.split("=", 1) for x in kv)
+		json.dump(meta, open(out, "w"), indent=1)
+		EOF
+}
+
 # The O= folder of a build variant; its .variant says which kernel it holds
 # once built.
 objdir() { echo "$OBJ_ROOT/$1"; }

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Put what a run measured into results/, with its commit and command, and
+# render the docs' tables from it (scripts/render-docs.py).
+#
+#   scripts/record.sh bench|bench-distro|codegen|codegen-distro|mutants
+#   scripts/record.sh soak VARIANT
+#
+# The run must be done: make bench, make bench DISTRO=1, make codegen
+# [DISTRO=1], make mutants or make soak VARIANT=... leave their results
+# under $BUILD. A run made in a tree with changes that are not committed
+# says so ("-dirty" after its commit); commit the results with the docs they
+# rendered.
+. "$(dirname "$0")/lib.sh"
+
+what=${1:?usage: record.sh bench|bench-distro|codegen|codegen-distro|mutants|soak VARIANT}
+mkdir -p "$TOP/results"
+# merge OUT META DATA KEY: {"meta": META, KEY: DATA} into OUT
+merge() {
+	python3 - "$@" <<-'PY'
+		import json, sys
+		out, meta, data, key = sys.argv[1:]
+		json.dump({"meta": json.load(open(meta)), key: json.load(open(data))},
+		          open(out, "w"), indent=1)
+		PY
+}
+need() { for f in "$@"; do [ -f "$f" ] || die "no $f: run the command that makes it first"; done; }
+case $what in
+bench | bench-distro)
+	sfx=${what#bench}
+	need "$BUILD/bench$sfx.json" "$BUILD/bench$sfx.meta.json"
+	merge "$TOP/results/$what.json" "$BUILD/bench$sfx.meta.json" "$BUILD/bench$sfx.json" records
+	;;
+codegen | codegen-distro)
+	sfx=${what#codegen}
+	need "$BUILD/codegen$sfx.json" "$BUILD/codegen$sfx.meta.json"
+	merge "$TOP/results/$what.json" "$BUILD/codegen$sfx.meta.json" "$BUILD/codegen$sfx.json" rows
+	;;
+mutants)
+	need "$BUILD/mutants/mutants.json"
+	cp "$BUILD/mutants/mutants.json" "$TOP/results/mutants.json"
+	;;
+soak)
+	v=${2:?usage: record.sh soak VARIANT}
+	need "$BUILD/soak/soak-$v.json"
+	cp "$BUILD/soak/soak-$v.json" "$TOP/results/soak-$v.json"
+	;;
+*) die "record.sh: nothing to record called '$what'" ;;
+esac
+info "recorded results/${what}${2:+-$2}.json"
+python3 "$TOP/scripts/render-docs.py"

@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Render the results tables of README.md and docs/*.md from results/.
+
+    render-docs.py           rewrite every rendered block in place
+    render-docs.py --check   exit 1, naming them, if a block differs from
+                             its rendering (make check): a figure edited by
+                             hand, or a result file recorded without
+                             rendering
+
+A rendered block sits between two lines
+
+    <!-- BEGIN rendered: NAME -->
+    <!-- END rendered: NAME -->
+
+and is made from the committed result files (scripts/record.sh writes them
+from what make bench, make bench DISTRO=1, make codegen, make mutants, make
+soak and scripts/ci-timing.sh record), each naming the commit and command
+that produced it, which every block repeats under its table. A missing file
+renders as a line saying which command would produce it, never as figures.
+"""
+
+import glob
+import json
+import os
+import re
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(TOP, "results")
+FILES = [os.path.join(TOP, "README.md")] + sorted(glob.glob(os.path.join(TOP, "docs", "*.md")))
+BLOCK = re.compile(r"(<!-- BEGIN rendered: (\S+) -->\n)(.*?)(<!-- END rendered: \2 -->)", re.S)
+
+MARKS = {"spread": "!", "other_cpu": "#"}
+IO_WORKLOADS = [
+    ("nullb-qd128", "null_blk, polled, QD 128"),
+    ("nullb-qd1", "null_blk, polled, QD 1"),
+    ("nvme-qd128", "NVMe, polled, QD 128"),
+    ("nvme-qd1", "NVMe, polled, QD 1"),
+    ("dm-qd128", "dm-linear, polled, QD 128"),
+    ("dm-qd1", "dm-linear, polled, QD 1"),
+    ("pt-qd128", "NVMe passthrough, polled, QD 128"),
+    ("pt-qd1", "NVMe passthrough, polled, QD 1"),
+    ("nullb-irq-qd128", "null_blk, interrupts, QD 128"),
+    ("nullb-irq-qd1", "null_blk, interrupts, QD 1"),
+    ("nvme-irq-qd128", "NVMe, interrupts, QD 128"),
+    ("nvme-irq-qd1", "NVMe, interrupts, QD 1"),
+    ("ext4-dio-qd128", "ext4 O_DIRECT io_uring, QD 128"),
+    ("ext4-dio-qd1", "ext4 O_DIRECT io_uring, QD 1"),
+    ("ext4-psync-qd1", "ext4 O_DIRECT pread"),
+    ("ext4-fsync", "ext4 4 KiB write + fsync"),
+]
+PAIRS = [
+    ("pair-hit", "alloc + put, cache hit"),
+    ("pair-splice", "alloc + put, IRQ-list splice"),
+    ("pair-off", "alloc + put, no cache"),
+]
+
+
+def load(name):
+    try:
+        with open(os.path.join(RESULTS, name)) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def missing(what, command):
+    return f"No result recorded yet: `{command}`, then `scripts/record.sh {what}`.\n"
+
+
+def provenance(meta, path):
+    commit = meta.get("commit", "?")
+    cmd = meta.get("command", "?")
+    date = meta.get("date", "?")
+    secs = meta.get("seconds")
+    took = f", {fmt_secs(secs)}" if secs else ""
+    return f"\n`{cmd}` at commit {commit} ({date}{took}); `{path}`.\n"
+
+
+def fmt_secs(s):
+    s = int(s)
+    return f"{s // 60}m{s % 60:02d}s"
+
+
+def marks(flags):
+    return "".join(MARKS[f] for f in ("spread", "other_cpu") if f in (flags or []))
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def by_key(records):
+    return {(r["config"], r["workload"]): r for r in records}
+
+
+def cell(r):
+    if r is None:
+        return "-"
+    share = r.get("other_cpu_share")
+    s = f"{r['median']:.0f} ±{100 * r['spread']:.2f}%"
+    if share is not None:
+        s += f" [{100 * share:.2f}%]"
+    return s + marks(r.get("flags"))
+
+
+def ratio(x, ref):
+    if x is None or ref is None:
+        return "-"
+    f = set(x.get("flags") or []) | set(ref.get("flags") or [])
+    if "spread" in f:
+        return "(noise)"
+    if "other_cpu" in f:
+        return "(busy)"
+    return f"{x['median'] / ref['median']:.3f}"
+
+
+def bench_legend():
+    return ("Guest instructions per IO (per pair for the microbenchmark), median of every boot's "
+            "repetitions, ± the spread (max - min) / median over the boots, [the other vCPU's "
+            "largest share of a window's instructions]; `!` spread above 1%, `#` other vCPU above "
+            "0.2%: a flagged figure is not read as a figure, and a ratio of one reads (noise) or "
+            "(busy).\n\n")
+
+
+def render_bench(name):
+    d = load(f"{name}.json")
+    if d is None:
+        return missing(name, "make bench" + (" DISTRO=1" if name.endswith("distro") else ""))
+    k = by_key(d["records"])
+    rows = []
+    for w, label in IO_WORKLOADS + PAIRS:
+        if not any((c, w) in k for c in ("c", "rust", "c612", "off")):
+            continue
+        rows.append([label, cell(k.get(("c", w))), cell(k.get(("rust", w))),
+                     cell(k.get(("c612", w))), cell(k.get(("off", w))),
+                     ratio(k.get(("rust", w)), k.get(("c", w))),
+                     ratio(k.get(("c#2", w)), k.get(("c#1", w)))])
+    out = bench_legend()
+    out += table(["workload", "C cache", "Rust cache", "C, 6.12's rule", "no cache", "Rust / C",
+                  "C, 2nd / 1st boot"], rows)
+    return out + provenance(d["meta"], f"results/{name}.json")
+
+
+def saving_cell(rec, key):
+    v = rec.get(key)
+    if v is None:
+        return "-"
+    return f"{v:.0f}{marks(rec.get(key + '_flags'))}"
+
+
+def keeps_cell(rec, key):
+    v, f = rec.get(key), rec.get(key + "_flags") or []
+    if "spread" in f:
+        return "(noise)"
+    if "other_cpu" in f:
+        return "(busy)"
+    return "-" if v is None else f"{100 * v:.1f}%"
+
+
+def render_savings(name, config, title):
+    d = load(f"{name}.json")
+    if d is None:
+        return missing(name, "make bench")
+    recs = {r["workload"]: r for r in d["records"] if r["config"] == config}
+    rows = []
+    for w, label in IO_WORKLOADS + PAIRS:
+        r = recs.get(w)
+        if r is None:
+            continue
+        if config == "saving":
+            rows.append([label, saving_cell(r, "c"), saving_cell(r, "rust"), keeps_cell(r, "rust_keeps"),
+                         keeps_cell(r, "c_second_boot_keeps")])
+        else:
+            rows.append([label, f"{saving_cell(r, 'c')} ({r.get('c_percent', 0):+.2f}%)",
+                         saving_cell(r, "rust"), keeps_cell(r, "rust_keeps")])
+    if config == "saving":
+        header = ["workload", "C cache saves", "Rust cache saves", "Rust keeps", "C 2nd boot keeps"]
+    else:
+        header = ["workload", "C cache saves", "Rust cache saves", "Rust keeps"]
+    return title + table(header, rows) + provenance(d["meta"], f"results/{name}.json")
+
+
+def render_summary(_):
+    t, dd = load("bench.json"), load("bench-distro.json")
+    if t is None and dd is None:
+        return missing("bench", "make bench")
+    kt = by_key(t["records"]) if t else {}
+    kd = by_key(dd["records"]) if dd else {}
+    rows = []
+    for w, label in IO_WORKLOADS + PAIRS:
+        row = [label]
+        for k in (kt, kd):
+            c, r = k.get(("c", w)), k.get(("rust", w))
+            row += [cell(c) if c else "-", cell(r) if r else "-", ratio(r, c),
+                    ratio(k.get(("c#2", w)), k.get(("c#1", w)))]
+        if row[1:] != ["-", "-", "-", "-"] * 2:
+            rows.append(row)
+    out = bench_legend()
+    out += table(["workload", "test kernels: C", "Rust", "Rust / C", "noise (C 2nd / 1st)",
+                  "Debian's config: C", "Rust", "Rust / C", "noise (C 2nd / 1st)"], rows)
+    for d, path in ((t, "results/bench.json"), (dd, "results/bench-distro.json")):
+        if d:
+            out += provenance(d["meta"], path)
+    return out
+
+
+def render_codegen(name):
+    d = load(f"{name}.json")
+    if d is None:
+        return missing(name, "make codegen" + (" DISTRO=1" if name.endswith("distro") else ""))
+    rows = [[r["path"], r["side"], r["functions"], r["insns"], r["bytes"], r["branches"],
+             r["jumps"], r["frame"], r["calls"], r["only_this_side"]] for r in d["rows"]]
+    out = table(["path", "side", "functions", "instructions", "bytes", "cond. branches", "jumps",
+                 "max frame", "calls", "calls only this side makes"], rows)
+    m = d["meta"]
+    sizes = []
+    for key, what in (("block_bio.o", "`block/bio.o`"), ("vmlinux", "`vmlinux`")):
+        if m.get(key):
+            before, after = (int(x) for x in m[key].split("->"))
+            sizes.append(f"{what} {before} to {after} bytes ({after - before:+d})")
+    if sizes:
+        out += "\nbloat-o-meter, C to Rust: " + ", ".join(sizes) + ".\n"
+    return out + provenance(m, f"results/{name}.json")
+
+
+def render_mutants(_):
+    d = load("mutants.json")
+    if d is None:
+        return missing("mutants", "make mutants")
+    rows = [[r["mutant"], r["variant"], r.get("bug", ""), r.get("upstream", ""), r["verdict"],
+             (r.get("matched") or r.get("first_failure", "")).replace("|", "/")]
+            for r in d["rows"]]
+    out = table(["mutant", "variant", "bug", "upstream", "verdict",
+                 "the failure that caught it (or the first one)"], rows)
+    b = d.get("baseline") or {}
+    runs = "; ".join(f"{x['variant']}: {x['result']}" for x in b.get("runs", []))
+    out += f"\n{d['summary']}. Baseline, the unmutated kernels on the same tests: {runs}.\n"
+    return out + provenance(b, "results/mutants.json")
+
+
+def render_soak(_):
+    recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(RESULTS, "soak-*.json")))]
+    if not recs:
+        return missing("soak VARIANT", "make soak VARIANT=...")
+    def streams(r, names):
+        s = r.get("streams", {})
+        return " / ".join(f"{s[n]['ios']:,}" for n in names if n in s) or "-"
+    def bal(r, b):
+        x = r.get("balance", {}).get(b)
+        return f"{x['puts']:,} = {x['taken_off']:,} + {x['held']:,}" if x else "-"
+    fields = [
+        ("result", lambda r: "passed" if r["passed"] else "FAILED"),
+        ("cycles; wall time; guest time of the cycles",
+         lambda r: f"{r['cycles']:,}; {fmt_secs(r['wall_seconds'])}; {r.get('cycle_seconds', '-')} s"),
+        ("IOs in the verifying streams; reads verified",
+         lambda r: f"{r.get('ios', 0):,}; {r.get('verified', 0):,}"),
+        ("dm-linear IOs, polled / from its interrupt", lambda r: streams(r, ("dmpoll", "dmirq"))),
+        ("passthrough IOs, without / with metadata", lambda r: streams(r, ("pt", "ptmd"))),
+        ("ext4 file writes with fsync", lambda r: f"{r.get('file_writes', 0):,}"),
+        ("`blkdev_dio_pool`: hard-IRQ puts, splices, softirq frees, drained",
+         lambda r: ", ".join(f"{v:,}" for v in r.get("dio", {}).values()) or "-"),
+    ]
+    bsets = sorted({b for r in recs for b in r.get("balance", {})})
+    fields += [(f"`{b}`: puts = taken off + held", lambda r, b=b: bal(r, b)) for b in bsets]
+    fields.append(("bio, biovec, payload objects outside the caches, before / after",
+                   lambda r: f"{r.get('slabs_before', '-')} / {r.get('slabs_after', '-')}"))
+    rows = [[label] + [f(r) for r in recs] for label, f in fields]
+    out = table([""] + [f"`{r['variant']}`" for r in recs], rows)
+    for r in recs:
+        out += provenance(r, f"results/soak-{r['variant']}.json").rstrip("\n") + "\n"
+    return out
+
+
+def render_ci_times(_):
+    rows = []
+    for name, what in (("ci-cold", "`bash .ci/run` (`make test`) in a fresh clone, empty ccache"),
+                       ("ci-warm", "`bash .ci/run` (`make test`) in a fresh clone, warm ccache")):
+        d = load(f"{name}.json")
+        if d:
+            rows.append([what, fmt_secs(d["seconds"]), d.get("result", "-"),
+                         f"{d['commit']}, {d['date']}"])
+    for name, what in (("bench", "`make bench` (kernels built)"),
+                       ("bench-distro", "`make bench DISTRO=1` (kernels built)")):
+        d = load(f"{name}.json")
+        if d:
+            m = d["meta"]
+            rows.append([what, fmt_secs(m["seconds"]), "passed", f"{m['commit']}, {m['date']}"])
+    d = load("mutants.json")
+    if d and d.get("rows"):
+        secs = sum(r.get("seconds", 0) for r in d["rows"]) + sum(
+            int(x["seconds"]) for x in d["baseline"]["runs"])
+        rows.append(["`make mutants` (variants built): baseline and every mutant", fmt_secs(secs),
+                     d["summary"].split(";")[0], f"{d['baseline']['commit']}, {d['baseline']['date']}"])
+    for p in sorted(glob.glob(os.path.join(RESULTS, "soak-*.json"))):
+        r = json.load(open(p))
+        rows.append([f"`{r['command']}` (kernel built)", fmt_secs(r["wall_seconds"]),
+                     "passed" if r["passed"] else "FAILED", f"{r['commit']}, {r['date']}"])
+    if not rows:
+        return "No timing recorded yet: `scripts/ci-timing.sh cold` and `warm`.\n"
+    return table(["command", "took", "result", "commit, date"], rows) + (
+        "\nOn this project's machines: 2 cores, 24 GiB, QEMU under TCG. Every row is a recorded"
+        " run (`results/`), its commit named.\n")
+
+
+RENDER = {
+    "summary": render_summary,
+    "bench": lambda n: render_bench("bench"),
+    "bench-distro": lambda n: render_bench("bench-distro") + "\n" + render_savings(
+        "bench-distro", "saving", "What the cache saves on Debian's config (no cache minus cache):\n\n"),
+    "bench-savings": lambda n: render_savings("bench", "saving", ""),
+    "bench-rule": lambda n: render_savings("bench", "rule_saving", ""),
+    "codegen": lambda n: render_codegen("codegen"),
+    "codegen-distro": lambda n: render_codegen("codegen-distro"),
+    "mutants": render_mutants,
+    "soak": render_soak,
+    "ci-times": render_ci_times,
+}
+
+
+def render_file(path):
+    text = open(path).read()
+
+    def sub(m):
+        name = m.group(2)
+        if name not in RENDER:
+            sys.exit(f"{path}: no renderer for block '{name}' (scripts/render-docs.py)")
+        return m.group(1) + RENDER[name](name) + m.group(4)
+
+    return text, BLOCK.sub(sub, text)
+
+
+def main(argv):
+    check = "--check" in argv[1:]
+    stale = []
+    for path in FILES:
+        old, new = render_file(path)
+        if old == new:
+            continue
+        rel = os.path.relpath(path, TOP)
+        if check:
+            olds = dict((m.group(2), m.group(3)) for m in BLOCK.finditer(old))
+            news = dict((m.group(2), m.group(3)) for m in BLOCK.finditer(new))
+            stale += [f"{rel}: {n}" for n in olds if olds[n] != news.get(n)]
+        else:
+            with open(path, "w") as f:
+                f.write(new)
+            print(f"rendered {rel}")
+    if stale:
+        print("tables that differ from their rendering from results/ (scripts/render-docs.py"
+              " rewrites them):\n  " + "\n  ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
