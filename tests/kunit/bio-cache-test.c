@@ -825,9 +825,10 @@ static void bio_cache_test_teardown_hot_removed(struct kunit *test)
  * not fall into step with the task's loop and land at the same few
  * instructions of it every time. Where interrupts are taken between any two
  * instructions (QEMU with -icount, the "icount" boot of the guest tests;
- * hardware), an unprotected splice loses bios within the run. Every bio is tracked: none may be handed out while
- * the test holds it, the counters must agree with the bios put, and the
- * teardown must free exactly the bios the test put.
+ * hardware), an unprotected splice loses bios within the run. Every bio is
+ * tracked: none may be handed out while the test holds it, the counters
+ * must agree with the bios put, and the teardown must free exactly the bios
+ * the test put.
  */
 #define RACE_RING		128	/* a power of two */
 #define RACE_HELD		96	/* bios the task holds at most */
