@@ -52,7 +52,7 @@ SPREAD_LIMIT = 0.01
 # marks that open and close the window ("vcpu-insns: begin|end vcpu=V
 # insns=N,N" in the run's vcpu-insns.log, one pair per RESULT line, in
 # order). The isolated CPU still takes its timer tick: 0.035-0.09% of a
-# window (more of a short one), in one boot of c-bench (README, "make
+# window (more of a short one), in one boot of c-bench (docs/results.md, "make
 # bench"); a share that could move a figure by half a percent is well above.
 OTHER_LIMIT = 0.002
 # In a window that a program timed (all but the microbenchmark's, which the
@@ -71,10 +71,10 @@ FLAGS = {"spread": "!", "other_cpu": "#"}
 # on the other CPU (tests/guest/bench/bench.sh), and the report fails unless
 # at least this fraction of each boot's measured windows of it is flagged
 # (check_witness()). 1.0, every window, is the strictest, and what bench.sh
-# promises. The one run measured before this rule flagged 4 or 5 of each
-# boot's 5 (README, "Both rules": QEMU's round robin gave the busy loop from
-# none to half of a window's clock), so a run like it fails here: tune this
-# one constant once the witness's windows have been measured.
+# and docs/results.md promise. QEMU's round robin gives a vCPU that never
+# idles anything from a few percent to half of a window's clock; the
+# busy loop starts before the warm-up, which is left out, as from every
+# figure.
 WITNESS_MIN_FLAGGED = 1.0
 WITNESS = "witness"
 # The C cache's first and second boots, read against each other.

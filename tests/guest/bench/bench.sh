@@ -44,7 +44,7 @@ reps=${BENCH_REPS:-5}
 # so they ran on CPU 0 all along. The isolated CPU is the wrong place anyway:
 # blk-mq leaves it out of every hardware queue's cpumask, so the work of an
 # IO issued there moves to CPU 0, as what "the other CPU" executes; see
-# README, "Polled passthrough at QD 1".)
+# docs/results.md, "Polled passthrough at QD 1".)
 mcpu=0
 bench=/sys/kernel/debug/block/bio_alloc_cache_bench
 nullb_create bench queue_mode=2 submit_queues=1 poll_queues=2 size=1024 blocksize=512
