@@ -20,8 +20,8 @@
 # each variant on its own tests: any failure there stops the run (a test that
 # fails anyway cannot tell a mutant apart). Then, for every variant a mutant
 # names, the patch is applied, the kernel built incrementally in its own O=
-# folder (a copy of the variant's, under $BUILD/mutants/o, kept between runs,
-# so the variant's own kernel is never touched), the tree restored, and the
+# folder (a copy of the variant's, under $BUILD/mo, kept between runs, so
+# the variant's own kernel is never touched), the tree restored, and the
 # tests its Expect lines need run on that kernel. The verdict
 # (scripts/mutant-verdict.py) is "killed" only if a named test failed with
 # the named message and nothing crashed that no Expect line names; otherwise
@@ -34,6 +34,14 @@
 
 MUTANTS=$TOP/tests/mutants
 MUT=$BUILD/mutants
+# The mutants' O= folders. ccache (CCACHE_BASEDIR=$BUILD, lib.sh) writes the
+# headers and included files a C object depends on relative to its O=
+# folder ("../../linux/..."), so a copy of $BUILD/o/VARIANT must sit at the
+# same depth under $BUILD: deeper, every such dependency names a file that
+# does not exist, make ignores it, and a mutant of an included file (a Rust
+# helper in rust/helpers/) is never built, or, once restored, never
+# rebuilt out of the next mutant's kernel.
+MO=$BUILD/mo
 VERDICT="python3 $TOP/scripts/mutant-verdict.py"
 
 hdr() { sed -n "s/^# $2: *//p" "$1" | head -n 1; }
@@ -126,7 +134,7 @@ fi
 git -C "$SRC" diff --quiet && git -C "$SRC" diff --cached --quiet ||
 	die "$SRC has local changes: make mutants patches that tree and restores it, so it must be clean (make reset-tree)"
 
-mkdir -p "$MUT/o" "$MUT/logs"
+mkdir -p "$MO" "$MUT/logs"
 # Whatever happens, the tree goes back to the series.
 restore() { git -C "$SRC" checkout -q -- . 2>/dev/null || true; }
 trap restore EXIT
@@ -183,7 +191,7 @@ for n in "${names[@]}"; do
 	for v in $(hdr "$f" Variants); do
 		msg "Mutant $n on $v: $(hdr "$f" Mutant)"
 		t0=$SECONDS
-		o=$MUT/o/$v
+		o=$MO/$v
 		# A copy of the variant's folder the first time (or after the tree
 		# or the config changed); kept between runs, built incrementally.
 		if [ -z "${copied[$v]:-}" ] &&
@@ -197,14 +205,14 @@ for n in "${names[@]}"; do
 		logs=$MUT/logs/$n-$v
 		rm -rf "$logs"
 		mkdir -p "$logs"
-		if ! OBJ_ROOT=$MUT/o LOGS=$logs "$TOP/scripts/build-kernel.sh" "$v" 2> "$logs/build.err"; then
+		if ! OBJ_ROOT=$MO LOGS=$logs "$TOP/scripts/build-kernel.sh" "$v" 2> "$logs/build.err"; then
 			cat "$logs/build.err" >&2
 			echo "error: mutant $n does not build on $v (logs: $logs)" >&2
 			exit 2
 		fi
 		restore
 		rc=0
-		OBJ_ROOT=$MUT/o LOGS=$logs RUNS=$MUT/runs/$n T=$list CHECKS=0 \
+		OBJ_ROOT=$MO LOGS=$logs RUNS=$MUT/runs/$n T=$list CHECKS=0 \
 			"$TOP/scripts/test.sh" "$v" > "$logs/summary.txt" 2>&1 || rc=$?
 		echo "$rc $((SECONDS - t0))" > "$logs/status"
 		$VERDICT verdict "$f" "$v" "$logs/summary.txt" "$MUT/runs/$n" > "$logs/verdict.json"
