@@ -78,9 +78,11 @@ meta_json() {
 objdir() { echo "$OBJ_ROOT/$1"; }
 
 # make in the kernel tree with the pinned toolchain.
+# MAKEFLAGS emptied: it carries the variables given to this repository's make
+# (make mutants M=NAME) into the kernel's, where M= means an external module.
 kmake() {
 	local o=$1; shift
-	make -C "$SRC" O="$o" LLVM="$LLVM_SUFFIX" CC="$KCC" \
+	MAKEFLAGS= MFLAGS= MAKELEVEL= make -C "$SRC" O="$o" LLVM="$LLVM_SUFFIX" CC="$KCC" \
 		RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" RUSTFMT="$RUSTFMT" \
 		CLIPPY_DRIVER="$CLIPPY_DRIVER" BINDGEN="$BINDGEN" "$@"
 }
