@@ -32,8 +32,8 @@
 # and QEMU's vcpu-insns plugin counts what it executes in every measured
 # window (scripts/bench-report.py flags a window above 0.2%). The figures still
 # differ from boot to boot: one kernel's take one of two or three values per
-# boot, up to 3-4 instructions per IO apart (null_blk at QD 1: 4287.6 and
-# 4290.9 in two boots of the C kernel), as far apart as the two caches, hence
+# boot, a few instructions per IO apart (docs/results.md shows the C
+# kernel's two boots side by side), as far apart as the two caches, hence
 # the BOOTS and the noise floor.
 isolate="isolcpus=$((${SMP:-2} - 1)) irqaffinity=0"
 case "${DISTRO:-0}" in
