@@ -51,9 +51,10 @@ SPREAD_LIMIT = 0.01
 # (tests/bench/vcpu-insns.c) counts each vCPU's instructions between the
 # marks that open and close the window ("vcpu-insns: begin|end vcpu=V
 # insns=N,N" in the run's vcpu-insns.log, one pair per RESULT line, in
-# order). The isolated CPU still takes its timer tick: 0.035-0.09% of a
-# window (more of a short one), in one boot of c-bench (docs/results.md, "make
-# bench"); a share that could move a figure by half a percent is well above.
+# order). The isolated CPU still takes its timer tick, a larger share of a
+# short window: 0.035-0.086% of each window of make bench at commit 828cc1b
+# (recorded in that commit's README); a share that could move a figure by
+# half a percent is well above.
 OTHER_LIMIT = 0.002
 # In a window that a program timed (all but the microbenchmark's, which the
 # kernel times inside its marks), the guest clock and QEMU's count of what

@@ -32,9 +32,9 @@
 # and QEMU's vcpu-insns plugin counts what it executes in every measured
 # window (scripts/bench-report.py flags a window above 0.2%). The figures still
 # differ from boot to boot: one kernel's take one of two or three values per
-# boot, a few instructions per IO apart (docs/results.md shows the C
-# kernel's two boots side by side), as far apart as the two caches, hence
-# the BOOTS and the noise floor.
+# boot, a few instructions per IO apart (docs/results.md shows their
+# ratio, the "C, 2nd / 1st boot" column), as far apart as the two caches,
+# hence the BOOTS and the noise floor.
 isolate="isolcpus=$((${SMP:-2} - 1)) irqaffinity=0"
 case "${DISTRO:-0}" in
 0) sfx="" ;;

@@ -37,7 +37,7 @@ import_base() {
 		have=$(git_src log -1 --format=%s base)
 		case "$have" in
 		"Linux $KVER "*) return 0 ;;
-		*) die "$SRC holds '$have', not Linux $KVER: remove it (make distclean-tree) to re-import" ;;
+		*) die "$SRC holds '$have', not Linux $KVER: remove it (rm -rf $SRC, or make distclean) to re-import" ;;
 		esac
 	fi
 	[ ! -e "$SRC" ] || die "$SRC exists but is not an imported tree: remove it to re-import"

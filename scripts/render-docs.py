@@ -164,7 +164,7 @@ def keeps_cell(rec, key):
 def render_savings(name, config, title):
     d = load(f"{name}.json")
     if d is None:
-        return missing(name, "make bench")
+        return missing(name, "make bench" + (" DISTRO=1" if name.endswith("distro") else ""))
     recs = {r["workload"]: r for r in d["records"] if r["config"] == config}
     rows = []
     for w, label in IO_WORKLOADS + PAIRS:
