@@ -144,8 +144,8 @@ if ! grep -qw bio_alloc_cache=off /proc/cmdline; then
 fi
 micro off 100000
 # The witness seen to work, in every boot: null_blk reads as above, with a
-# busy loop on the isolated CPU; scripts/bench-report.py fails unless QEMU's
-# count flags every one of these windows.
+# busy loop on the isolated CPU; scripts/bench-report.py fails if QEMU's
+# count leaves more than one of these windows unflagged (WITNESS_MAX_UNFLAGGED).
 taskset -c "$(cpus_all | tail -n 1)" sh -c 'while :; do :; done' &
 spin=$!
 # spinning before the first window opens
