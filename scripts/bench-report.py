@@ -74,8 +74,9 @@ FLAGS = {"spread": "!", "other_cpu": "#"}
 # robin gives a vCPU that never idles from half of a window's instructions
 # down to nothing but its timer interrupts. In both boots of c-bench of one
 # make bench, the fourth measured window of the witness went unflagged the
-# same way (icount makes a kernel's boots repeat): the guest counted every
-# tick of it busy on the other CPU, and QEMU ran that vCPU for 37,700
+# same way (the next run of the same kernels flagged every window): the
+# guest counted every tick of it busy on the other CPU, and QEMU ran that
+# vCPU for 37,700
 # instructions, its 8 ticks (docs/results.md, "The witness"). One window in
 # a boot is as much as such a run has shown; the busy loop starts before
 # the warm-up, which is left out, as from every figure.
