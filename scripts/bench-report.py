@@ -76,10 +76,10 @@ FLAGS = {"spread": "!", "other_cpu": "#"}
 # make bench, the fourth measured window of the witness went unflagged the
 # same way (the next run of the same kernels flagged every window): the
 # guest counted every tick of it busy on the other CPU, and QEMU ran that
-# vCPU for 37,700
-# instructions, its 8 ticks (docs/results.md, "The witness"). One window in
-# a boot is as much as such a run has shown; the busy loop starts before
-# the warm-up, which is left out, as from every figure.
+# vCPU for 37,700 instructions, its 8 ticks (docs/results.md, "The
+# witness"). One window in a boot is as much as such a run has shown; the
+# busy loop starts before the warm-up, which is left out, as from every
+# figure.
 WITNESS_MAX_UNFLAGGED = 1
 WITNESS = "witness"
 # The C cache's first and second boots, read against each other.
