@@ -46,8 +46,12 @@ if "$TOP/scripts/series.sh" > "$run/series.log" 2>&1; then
 		# The tree is Debian's source package, without upstream's history, so
 		# checkpatch cannot look up the commits that Fixes: tags name; it still
 		# checks their form (GIT_COMMIT_ID).
+		# A backport keeps upstream's trailers as they were applied: a
+		# Reported-by without the Closes: checkpatch asks of new patches.
+		ignore=UNKNOWN_COMMIT_ID
+		! grep -q '^\[ Backport' "$p" || ignore+=,BAD_REPORTED_BY_LINK
 		out=$(cd "$SRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q \
-			--ignore UNKNOWN_COMMIT_ID "$p" 2>&1) || true
+			--ignore "$ignore" "$p" 2>&1) || true
 		if [ -n "$out" ]; then
 			echo "$out" > "$run/checkpatch-$name.log"
 			result "checkpatch --strict: $name" "$(echo "$out" | grep -m1 -E '^(ERROR|WARNING|CHECK)') ($run/checkpatch-$name.log)"
