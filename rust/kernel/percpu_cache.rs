@@ -12,7 +12,8 @@
 //!   finds the task list empty takes the whole hard-IRQ list, once it holds
 //!   [`Cacheable::SPLICE_THRESHOLD`] objects, with interrupts disabled for the moment it takes.
 //! - An object put back when the lists hold more than [`Cacheable::MAX`] objects between them, or
-//!   from any other context (soft interrupt, NMI), is freed instead.
+//!   from soft interrupt context, is freed instead. One put back from an NMI is leaked, with a
+//!   warning the first time: nothing that frees memory may run in an NMI.
 //! - The lists of a CPU that went offline are drained by the CPU-hotplug dead callback
 //!   ([`PerCpuCache::drain_cpu`]); dropping the cache drains every possible CPU's lists.
 //!
@@ -32,7 +33,7 @@ use core::{
     marker::PhantomData,
     mem,
     ptr::NonNull,
-    sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed},
+    sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed},
 };
 
 /// The context an object is put back from, for [`Cacheable::retire`], and so the list it goes
@@ -62,11 +63,16 @@ const IRQ: usize = PutContext::HardIrq as usize;
 ///   [`Cacheable::revive`] leaves it valid for [`Cacheable::release`] and for being handed out
 ///   again by [`PerCpuCache::alloc`];
 /// - [`Cacheable::release`] frees the object, in any context the cache calls it from: task, hard
-///   or soft interrupt, NMI (an object put back from an NMI is released there), with preemption
-///   disabled or not.
+///   or soft interrupt context, with preemption disabled or not. Never from an NMI: the cache
+///   leaks an object put back there rather than free it (see [`PerCpuCache::put`]);
+/// - none of them allocates from or puts into, drains or destroys a [`PerCpuCache`] of `Self`:
+///   the cache calls [`Cacheable::next`], [`Cacheable::set_next`], [`Cacheable::retire`] and
+///   [`Cacheable::revive`] while it works on a list, and a cache re-entered there would find the
+///   list half updated, or grow it past its bound.
 pub unsafe trait Cacheable: Sized + Send {
     /// A put frees the object when the lists of the CPU hold more than this many objects. They
-    /// can hold up to `MAX + 2` (see [`PerCpuCache::put`]).
+    /// can hold up to `MAX + 2` (see [`PerCpuCache::put`]), which must fit in a `u32`:
+    /// [`PerCpuCache::new`] does not compile for a larger `MAX`.
     const MAX: u32;
 
     /// An allocation that finds the task list empty takes the hard-IRQ list once it holds this
@@ -267,9 +273,9 @@ pub struct Stats {
     pub put_task: u64,
     /// Objects put on the hard-IRQ list.
     pub put_irq: u64,
-    /// Objects freed because the lists were full.
+    /// Objects freed because the lists were full (leaked, if put from an NMI).
     pub free_full: u64,
-    /// Objects freed because they were put from another context.
+    /// Objects put from another context: freed from soft interrupt context, leaked from an NMI.
     pub free_other: u64,
     /// Hard-IRQ lists spliced into the task list.
     pub splices: u64,
@@ -291,8 +297,11 @@ pub struct Stats {
 /// - `heads[IRQ]` heads a list of `lens[IRQ]` objects that the cache owns: the hard-IRQ list.
 ///   Only this CPU accesses it, with interrupts disabled; or any CPU once this one is dead; or
 ///   the owner of the cache when it destroys it.
-/// - `lens` and `stats` are written under the same rules as the lists, and may be read by anyone
-///   at any time.
+/// - `lens`, and the counters of allocations, puts, splices and drains, are written under the
+///   same rules as the lists: by one context at a time, so with a load and a store. The counters
+///   of objects freed or leaked by a put (`FreeFull`, `FreeOther`) are written from any context,
+///   an interrupt or NMI that interrupts another writer on the CPU included, so with an atomic
+///   add. Anyone may read any of them at any time.
 /// - `lens[TASK] + lens[IRQ] <= T::MAX + 2`: a put adds an object only if the lists held at most
 ///   [`Cacheable::MAX`] when it checked, and nothing else adds any; a put from task context can
 ///   be interrupted between its check and its push by one put from hard interrupt context (which
@@ -319,17 +328,31 @@ unsafe impl<T: Cacheable> Zeroable for Slot<T> {}
 // are the counters (`T::Counters: Sync`).
 unsafe impl<T: Cacheable> Sync for Slot<T> {}
 
+// SAFETY: A slot owns the objects on its lists, and `T: Send`: they, and with them the slot, may
+// move to another thread. The counters are atomics.
+unsafe impl<T: Cacheable> Send for Slot<T> {}
+
 /// Returns how many bytes of per-CPU memory a [`PerCpuCache`] of `T` takes per CPU.
 pub const fn slot_size<T: Cacheable>() -> usize {
     mem::size_of::<Slot<T>>()
 }
 
 impl<T: Cacheable> Slot<T> {
+    /// Adds `n` to a counter written under the lists' rules (type invariants).
     #[inline]
     fn count(&self, stat: Stat, n: u64) {
         // Written by one context at a time, read racily: no read-modify-write needed.
         if let Some(c) = self.stats.counter(stat as usize) {
             c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
+        }
+    }
+
+    /// Adds one to a counter that any context may write (type invariants): only on the paths
+    /// that free or leak an object, which are not the fast ones.
+    #[inline]
+    fn count_any(&self, stat: Stat) {
+        if let Some(c) = self.stats.counter(stat as usize) {
+            c.fetch_add(1, Relaxed);
         }
     }
 
@@ -465,6 +488,17 @@ impl<T: Cacheable> Slot<T> {
     }
 }
 
+/// Leaks `obj`, put back from an NMI, and warns the first time.
+#[cold]
+fn leak_from_nmi<T: Cacheable>(obj: Owned<T>) {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+
+    mem::forget(obj);
+    if !WARNED.swap(true, Relaxed) {
+        crate::pr_warn!("percpu_cache: leaking an object put back from an NMI\n");
+    }
+}
+
 /// A per-CPU cache of free objects of type `T`.
 ///
 /// # Examples
@@ -536,6 +570,11 @@ impl<T: Cacheable> Slot<T> {
 /// // SAFETY: `a_ptr` is ours again; the cache keeps it.
 /// cache.put(unsafe { Owned::from_raw(a_ptr) });
 /// assert_eq!(cache.destroy(), 1);
+///
+/// // A cache can be shared between threads, and move to another: in a module's data, or an
+/// // `Arc`.
+/// fn share<T: Send + Sync>(_: &T) {}
+/// share(&PerCpuCache::<Node>::new()?);
 /// # Ok::<(), Error>(())
 /// ```
 ///
@@ -549,7 +588,16 @@ pub struct PerCpuCache<T: Cacheable> {
 
 impl<T: Cacheable> PerCpuCache<T> {
     /// Allocates an empty cache.
+    ///
+    /// Does not compile for a `T` whose [`Cacheable::MAX`] is above `u32::MAX - 2`.
     pub fn new() -> Result<Self> {
+        // The lists of a CPU hold up to `T::MAX + 2` objects, counted in `u32`s (see `Slot`).
+        const {
+            assert!(
+                T::MAX <= u32::MAX - 2,
+                "Cacheable::MAX + 2 must fit in a u32"
+            )
+        };
         // INVARIANT: All lists are empty.
         Ok(Self {
             slots: PerCpu::new()?,
@@ -600,9 +648,11 @@ impl<T: Cacheable> PerCpuCache<T> {
 
     /// Takes `obj` back: onto the current CPU's task list from task context, onto its hard-IRQ
     /// list from hard interrupt context. Frees it instead if the lists hold more than
-    /// [`Cacheable::MAX`] objects, or from any other context: soft interrupt context, or an NMI,
-    /// which can interrupt an allocation that is moving the hard-IRQ list with interrupts
-    /// disabled.
+    /// [`Cacheable::MAX`] objects, or from soft interrupt context.
+    ///
+    /// From an NMI, which can interrupt an allocation that is moving the hard-IRQ list with
+    /// interrupts disabled, the object goes on no list; and it is leaked rather than freed, with
+    /// a warning the first time: freeing memory takes locks that the interrupted code may hold.
     ///
     /// Hard interrupt context that is not an NMI excludes any other code on the CPU because the
     /// kernel runs hard interrupt handlers with interrupts disabled and no code may enable them
@@ -617,7 +667,7 @@ impl<T: Cacheable> PerCpuCache<T> {
     pub fn put(&self, obj: Owned<T>) {
         let slot = self.slots.get();
         if slot.held() > T::MAX {
-            slot.count(Stat::FreeFull, 1);
+            slot.count_any(Stat::FreeFull);
         } else if context::in_task() {
             let obj = obj.into_raw();
             // SAFETY: We run in task context on the slot's CPU with preemption disabled, so we
@@ -644,11 +694,15 @@ impl<T: Cacheable> PerCpuCache<T> {
             slot.count(Stat::PutIrq, 1);
             return;
         } else {
-            slot.count(Stat::FreeOther, 1);
+            slot.count_any(Stat::FreeOther);
         }
         // Preemption back on before the object is freed, as in C.
         drop(slot);
-        drop(obj);
+        if context::in_nmi() {
+            leak_from_nmi(obj);
+        } else {
+            drop(obj);
+        }
     }
 
     /// Frees every object on the lists of `cpu`, and returns how many: the CPU-hotplug dead
@@ -656,12 +710,19 @@ impl<T: Cacheable> PerCpuCache<T> {
     ///
     /// # Safety
     ///
-    /// `cpu` is dead: nothing runs on it.
+    /// - `cpu` is dead: nothing runs on it;
+    /// - no other call of this function for `cpu` runs at the same time, nor
+    ///   [`PerCpuCache::destroy`] (or the drop of the cache) on any CPU.
+    ///
+    /// The CPU-hotplug core meets both for a dead callback: it runs the callbacks of one CPU
+    /// at a time under the hotplug lock, and an owner that removes its hotplug instance
+    /// (`cpuhp_state_remove_instance_nocalls()`, which takes the same lock) before it destroys
+    /// the cache knows that no callback runs or will run.
     pub unsafe fn drain_cpu(&self, cpu: u32) -> u32 {
         let Some(slot) = self.slots.get_cpu(cpu) else {
             return 0;
         };
-        // SAFETY: The CPU is dead, so we may access its lists.
+        // SAFETY: The CPU is dead, and no other drain or teardown runs: we may access its lists.
         let freed = unsafe { slot.prune(u32::MAX) };
         slot.count(Stat::DrainHotplug, freed.into());
         freed
@@ -709,8 +770,9 @@ impl<T: Cacheable> PerCpuCache<T> {
     ///
     /// # Safety
     ///
-    /// `ptr` points to a pointer returned by [`PerCpuCache::into_raw`] for the same `T`, that is
-    /// neither changed nor given to [`PerCpuCache::from_raw`] for as long as `'a` lasts.
+    /// `ptr` points to a pointer returned by [`PerCpuCache::into_raw`] for the same `T` (so not
+    /// NULL), that is neither changed nor given to [`PerCpuCache::from_raw`] for as long as `'a`
+    /// lasts.
     #[inline]
     pub unsafe fn borrow_raw<'a>(ptr: *const *mut c_void) -> &'a Self {
         // SAFETY: `PerCpuCache<T>` is a transparent wrapper of `PerCpu<Slot<T>>`, itself one of a
@@ -769,15 +831,16 @@ pub const fn same_layout<T: ForeignCacheable>() -> bool {
 /// reference (a `handle *const *`) to the functions that use the cache without freeing it, so
 /// that they borrow it ([`PerCpuCache::borrow_raw`]). The functions, for the names given:
 ///
-/// - `new() -> *mut handle`: an empty cache, or NULL;
-/// - `free(cache) -> c_ulong`: [`PerCpuCache::destroy`];
+/// - `new() -> *mut handle`: an empty cache, or NULL if out of memory;
+/// - `free(cache) -> c_ulong`: [`PerCpuCache::destroy`]; nothing, and 0, for NULL;
 /// - `alloc(&cache) -> *mut C`: [`PerCpuCache::alloc`], or NULL;
 /// - `put(&cache, *mut C)`: [`PerCpuCache::put`];
 /// - `drain_cpu(&cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`].
 ///
 /// Their safety requirements, which the C header must state, are those of the functions they
-/// call, and: `cache` comes from `new`, has not been freed and does not change while a function
-/// borrows it; objects are valid and owned by the caller of `put`.
+/// call, and: the cache a function borrows is a non-NULL pointer from `new`, not freed, that does
+/// not change while the function runs; objects are valid and owned by the caller of `put`. The
+/// pointer `free` takes is NULL, or from `new` and no longer used.
 ///
 /// `alloc` and `put` are `#[inline(always)]`: compiled as one LLVM module with their C caller
 /// (see `BITCODE_LINK_` in `scripts/Makefile.build`), they inline into it as static C functions
@@ -808,19 +871,19 @@ macro_rules! percpu_cache_export_c {
             }
         }
 
-        /// Frees every cached object and the cache; returns how many objects it freed.
+        /// Frees every cached object and the cache; returns how many objects it freed. Does
+        /// nothing for NULL, which `new` returns when out of memory.
         ///
         /// # Safety
         ///
-        /// `cache` came from the `new` function, and nothing uses it any more.
+        /// `cache` is NULL, or came from the `new` function and nothing uses it any more.
         #[no_mangle]
         pub unsafe extern "C" fn $free(cache: *mut $handle) -> $crate::ffi::c_ulong {
-            // SAFETY: By the safety requirements, `cache` came from `new`, non-null, and is ours.
-            let cache = unsafe {
-                $crate::percpu_cache::PerCpuCache::<$item>::from_raw(
-                    ::core::ptr::NonNull::new_unchecked(cache.cast()),
-                )
+            let Some(cache) = ::core::ptr::NonNull::new(cache.cast()) else {
+                return 0;
             };
+            // SAFETY: By the safety requirements, `cache` came from `new`, and is ours.
+            let cache = unsafe { $crate::percpu_cache::PerCpuCache::<$item>::from_raw(cache) };
             cache.destroy() as $crate::ffi::c_ulong
         }
 
@@ -828,8 +891,8 @@ macro_rules! percpu_cache_export_c {
         ///
         /// # Safety
         ///
-        /// `cache` points to a pointer from the `new` function, which is not freed or changed
-        /// until this returns.
+        /// `cache` points to a non-NULL pointer from the `new` function, which is not freed or
+        /// changed until this returns.
         #[no_mangle]
         #[inline(always)]
         pub unsafe extern "C" fn $alloc(
@@ -848,8 +911,9 @@ macro_rules! percpu_cache_export_c {
         ///
         /// # Safety
         ///
-        /// `cache` points to a pointer from the `new` function, which is not freed or changed
-        /// until this returns; `obj` is a valid object that the caller owns and gives up.
+        /// `cache` points to a non-NULL pointer from the `new` function, which is not freed or
+        /// changed until this returns; `obj` is a valid object that the caller owns and gives
+        /// up.
         #[no_mangle]
         #[inline(always)]
         pub unsafe extern "C" fn $put(
@@ -872,8 +936,9 @@ macro_rules! percpu_cache_export_c {
         ///
         /// # Safety
         ///
-        /// `cache` points to a pointer from the `new` function, which is not freed or changed
-        /// until this returns; `cpu` is dead.
+        /// `cache` points to a non-NULL pointer from the `new` function, which is not freed or
+        /// changed until this returns; `cpu` is dead, and neither this function for `cpu` nor
+        /// `free` runs at the same time.
         #[no_mangle]
         pub unsafe extern "C" fn $drain(
             cache: *const *mut $handle,
@@ -899,8 +964,8 @@ macro_rules! percpu_cache_export_c_stats {
         ///
         /// # Safety
         ///
-        /// `cache` points to a pointer from the `new` function, which is not freed or changed
-        /// until this returns; `out` is valid for writes.
+        /// `cache` points to a non-NULL pointer from the `new` function, which is not freed or
+        /// changed until this returns; `out` is valid for writes.
         #[no_mangle]
         pub unsafe extern "C" fn $stats(
             cache: *const *mut $handle,

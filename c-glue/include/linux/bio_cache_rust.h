@@ -8,7 +8,7 @@
  * A cache is a per-CPU allocation that the Rust side owns; C only keeps the
  * pointer (in bio_set::cache). The functions that use a cache without freeing
  * it take that pointer by reference, and borrow the cache for the call: it
- * must not be freed or changed until they return.
+ * must not be NULL, and not be freed or changed until they return.
  */
 #ifndef _LINUX_BIO_CACHE_RUST_H
 #define _LINUX_BIO_CACHE_RUST_H
@@ -24,8 +24,8 @@ struct bio_alloc_cache __percpu *bio_cache_rust_new(void);
 
 /*
  * Frees every bio on every possible CPU's lists and the cache itself;
- * returns how many bios it freed. Nothing may use @cache any more, and no
- * CPU-dead callback may run for it.
+ * returns how many bios it freed, 0 for a NULL @cache. Nothing may use
+ * @cache any more, and no CPU-dead callback may run for it.
  */
 unsigned long bio_cache_rust_free(struct bio_alloc_cache __percpu *cache);
 
@@ -38,15 +38,17 @@ struct bio *bio_cache_rust_alloc(struct bio_alloc_cache __percpu *const *cache);
 
 /*
  * Takes @bio back, with its last reference: it goes on this CPU's task list
- * from task context, on its hard-IRQ list from hard-IRQ context (not an NMI),
- * and is freed otherwise or when the lists are full.
+ * from task context, on its hard-IRQ list from hard-IRQ context, and is freed
+ * from soft-IRQ context or when the lists are full. From an NMI it is leaked,
+ * with a warning the first time: bio_free() is not NMI-safe.
  */
 void bio_cache_rust_put(struct bio_alloc_cache __percpu *const *cache,
 			struct bio *bio);
 
 /*
  * Frees every bio on @cpu's lists, for the CPU-hotplug dead callback;
- * returns how many. @cpu must be dead.
+ * returns how many. @cpu must be dead, and the hotplug lock held (no other
+ * drain of @cpu, nor bio_cache_rust_free(), may run meanwhile).
  */
 unsigned int
 bio_cache_rust_drain_cpu(struct bio_alloc_cache __percpu *const *cache,

@@ -102,8 +102,10 @@ unsafe impl Send for Bio {}
 //   `bio_init()`.
 // - `retire` is `bio_uninit()`, after which the bio can be freed, or set up again with
 //   `bio_init()`; it and `revive` only hide the bio's memory from kmemleak and show it again.
-// - `release` is `bio_free()` (through `bio_cache_rust_release()`), which only returns memory
-//   to the bio_set's mempools and may run in any context.
+// - `release` is `bio_free()` (through `bio_cache_rust_release()`), which returns memory to the
+//   bio_set's mempools or slabs and may run in task, soft and hard interrupt context. Not in an
+//   NMI (`mempool_free()` takes the pool's lock), where the cache never calls it.
+// - None of them calls into a bio cache.
 unsafe impl Cacheable for Bio {
     /// `ALLOC_CACHE_MAX` of `block/bio.c`.
     const MAX: u32 = 256;
