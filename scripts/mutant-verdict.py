@@ -15,7 +15,8 @@ A mutant (tests/mutants/*.patch) names the failures that must catch it, one
     # Expect: PROFILE TEST REGEX
 
 PROFILE is the boot profile (tests/boots), TEST a guest test
-(tests/guest/t/TEST.sh), "kunit:CASE" a case of the KUnit suite, or
+(tests/guest/t/TEST.sh), "kunit:CASE" a case of the bio cache's KUnit
+suite ("kunit:SUITE.CASE" one of another suite), or
 "console" the boot's console ("console:TEST" where a guest test must run
 for the bug to show), and REGEX a Python regular expression. It
 matches the failure note ktap-summary.py prints for that test (a guest
@@ -140,7 +141,9 @@ def verdict(path, variant, summary, runs):
                 matched.append(f"{variant}/{profile}: console: {first.strip()[:200]}")
                 explained.add(profile)
             continue
-        name = f"kunit:{KUNIT_SUITE}.{test[6:]}" if test.startswith("kunit:") else test
+        name = test
+        if test.startswith("kunit:") and "." not in test:
+            name = f"kunit:{KUNIT_SUITE}.{test[6:]}"
         for boot, fname, note in fails:
             if boot == profile and fname == name and re.search(regex, note):
                 matched.append(f"{variant}/{boot}: {fname}: {note[:200]}")

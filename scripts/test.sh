@@ -56,15 +56,20 @@ skips_allowed() {
 }
 
 # kunit_expected ARGS: the KUnit cases a boot with that command line must
-# report ("suite.case" a line), for scripts/ktap-summary.py: the suite's
-# cases as its source lists them, unless KUnit is off in that boot.
+# report ("suite.case" a line), for scripts/ktap-summary.py: the suites'
+# cases as their sources list them (the bio cache's in C, the generic
+# cache's in Rust), unless KUnit is off in that boot.
 kunit_expected() {
-	local src=$SRC/block/bio-cache-test.c suite
+	local src=$SRC/block/bio-cache-test.c rs=$SRC/rust/kernel/percpu_cache/kunit.rs suite
 	case " $1 " in *" kunit.enable=0 "*) return 0 ;; esac
 	[ -f "$src" ] || die "no $src: the tree lacks the series' KUnit suite"
 	suite=$(sed -n 's/^\s*\.name = "\(.*\)",$/\1/p' "$src" | head -n 1)
 	[ -n "$suite" ] || die "no suite name in $src"
 	sed -n "s/^\s*KUNIT_CASE\(_SLOW\)\?(\(.*\)),$/$suite.\2/p" "$src"
+	[ -f "$rs" ] || die "no $rs: the tree lacks the series' Rust KUnit suite"
+	suite=$(sed -n 's/^kernel::kunit_unsafe_test_suite!(\([a-z_0-9]*\), .*/\1/p; s/^crate::kunit_unsafe_test_suite!(\([a-z_0-9]*\), .*/\1/p' "$rs")
+	[ -n "$suite" ] || die "no suite name in $rs"
+	sed -n "s/^\s*kunit_case(c_str!(\"\([a-z_0-9]*\)\"), .*/$suite.\1/p" "$rs"
 }
 
 # The selected tests, in name order.

@@ -23,6 +23,7 @@
 
 use crate::percpu::{possible_cpus, PerCpu};
 use crate::{
+    bindings,
     context::{self, IrqsDisabled},
     error::Result,
     ffi::c_void,
@@ -499,6 +500,18 @@ fn leak_from_nmi<T: Cacheable>(obj: Owned<T>) {
     }
 }
 
+/// Reports, once, a call of [`PerCpuCache::alloc_in_task`] outside task context.
+#[cold]
+fn alloc_outside_task() {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+
+    if !WARNED.swap(true, Relaxed) {
+        crate::pr_err!("BUG: percpu_cache: alloc_in_task() called outside task context\n");
+        // SAFETY: `dump_stack()` may be called in any context.
+        unsafe { bindings::dump_stack() };
+    }
+}
+
 /// A per-CPU cache of free objects of type `T`.
 ///
 /// # Examples
@@ -563,7 +576,8 @@ fn leak_from_nmi<T: Cacheable>(obj: Owned<T>) {
 /// assert_eq!(unsafe { b.as_ref().data }, 2);
 /// // SAFETY: Ownership goes back to an `Owned`, which frees the node.
 /// drop(unsafe { Owned::from_raw(b) });
-/// assert_eq!(cache.alloc().map(Owned::into_raw), Some(a_ptr));
+/// // SAFETY: Examples run in task context.
+/// assert_eq!(unsafe { cache.alloc_in_task() }.map(Owned::into_raw), Some(a_ptr));
 /// assert!(cache.alloc().is_none());
 /// drop(pinned);
 ///
@@ -614,6 +628,27 @@ impl<T: Cacheable> PerCpuCache<T> {
     #[inline]
     pub fn alloc(&self) -> Option<Owned<T>> {
         if !context::in_task() {
+            return None;
+        }
+        // SAFETY: We run in task context.
+        unsafe { self.alloc_in_task() }
+    }
+
+    /// Takes an object as [`PerCpuCache::alloc`] does, for a caller that knows it runs in task
+    /// context, as the callers of the C cache do: the check, which costs a load and a branch
+    /// per allocation, is left out.
+    ///
+    /// With `CONFIG_DEBUG_PREEMPT`, which checks the context of per-CPU accesses in C too, it
+    /// is made all the same: outside task context this reports a bug once, as a `BUG:` line
+    /// with a stack dump, and returns [`None`].
+    ///
+    /// # Safety
+    ///
+    /// The caller runs in task context ([`context::in_task`]).
+    #[inline]
+    pub unsafe fn alloc_in_task(&self) -> Option<Owned<T>> {
+        if cfg!(CONFIG_DEBUG_PREEMPT) && !context::in_task() {
+            alloc_outside_task();
             return None;
         }
         let slot = self.slots.get();
@@ -833,7 +868,7 @@ pub const fn same_layout<T: ForeignCacheable>() -> bool {
 ///
 /// - `new() -> *mut handle`: an empty cache, or NULL if out of memory;
 /// - `free(cache) -> c_ulong`: [`PerCpuCache::destroy`]; nothing, and 0, for NULL;
-/// - `alloc(&cache) -> *mut C`: [`PerCpuCache::alloc`], or NULL;
+/// - `alloc(&cache) -> *mut C`: [`PerCpuCache::alloc_in_task`], or NULL;
 /// - `put(&cache, *mut C)`: [`PerCpuCache::put`];
 /// - `drain_cpu(&cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`].
 ///
@@ -891,8 +926,8 @@ macro_rules! percpu_cache_export_c {
         ///
         /// # Safety
         ///
-        /// `cache` points to a non-NULL pointer from the `new` function, which is not freed or
-        /// changed until this returns.
+        /// The caller runs in task context; `cache` points to a non-NULL pointer from the `new`
+        /// function, which is not freed or changed until this returns.
         #[no_mangle]
         #[inline(always)]
         pub unsafe extern "C" fn $alloc(
@@ -902,9 +937,9 @@ macro_rules! percpu_cache_export_c {
             // call only.
             let cache =
                 unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
-            cache.alloc().map_or(::core::ptr::null_mut(), |obj| {
-                obj.into_raw().as_ptr().cast()
-            })
+            // SAFETY: By the safety requirements, we run in task context.
+            unsafe { cache.alloc_in_task() }
+                .map_or(::core::ptr::null_mut(), |obj| obj.into_raw().as_ptr().cast())
         }
 
         /// Takes `obj` back into the current CPU's cache, or frees it.

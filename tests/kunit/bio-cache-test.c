@@ -912,6 +912,30 @@ struct bio_cache_test_race {
 	struct bio_cache_test *t;
 };
 
+/*
+ * Starts @fn as a pinned hard hrtimer on this CPU. It re-arms itself with
+ * bio_cache_test_race_rearm(), which draws each period from @rnd.
+ */
+static void bio_cache_test_race_start(struct hrtimer *timer, u32 *rnd,
+				      enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+	*rnd = 0x9e3779b9;
+	hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	timer->function = fn;
+	hrtimer_start(timer, ns_to_ktime(RACE_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* The next expiry, half to one and a half RACE_PERIOD_NS away (xorshift32). */
+static enum hrtimer_restart bio_cache_test_race_rearm(struct hrtimer *timer,
+						      u32 *rnd)
+{
+	*rnd ^= *rnd << 13;
+	*rnd ^= *rnd >> 17;
+	*rnd ^= *rnd << 5;
+	hrtimer_forward_now(timer, ns_to_ktime(RACE_PERIOD_NS / 2 + *rnd % RACE_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
 /* The table entry of @bio; a new one if @insert. Interrupts disabled. */
 static unsigned int bio_cache_test_race_slot(struct bio_cache_test_race *r,
 					     struct bio *bio, bool insert)
@@ -955,11 +979,7 @@ static enum hrtimer_restart bio_cache_test_race_timer(struct hrtimer *timer)
 	}
 	if (READ_ONCE(r->stop))
 		return HRTIMER_NORESTART;
-	r->rnd ^= r->rnd << 13;
-	r->rnd ^= r->rnd >> 17;
-	r->rnd ^= r->rnd << 5;
-	hrtimer_forward_now(timer, ns_to_ktime(RACE_PERIOD_NS / 2 + r->rnd % RACE_PERIOD_NS));
-	return HRTIMER_RESTART;
+	return bio_cache_test_race_rearm(timer, &r->rnd);
 }
 
 /* On CPU 0, in task context: allocate, hand over to the timer, repeat. */
@@ -970,9 +990,7 @@ static int bio_cache_test_race_run(void *arg)
 	struct bio *bio;
 	unsigned int i;
 
-	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	r->timer.function = bio_cache_test_race_timer;
-	hrtimer_start(&r->timer, ns_to_ktime(RACE_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
+	bio_cache_test_race_start(&r->timer, &r->rnd, bio_cache_test_race_timer);
 	while (r->allocs < RACE_ALLOCS && time_before(jiffies, end)) {
 		if (READ_ONCE(r->head) - READ_ONCE(r->tail) >= RACE_HELD) {
 			cpu_relax();
@@ -1020,7 +1038,6 @@ static void bio_cache_test_irq_race(struct kunit *test)
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->t = t;
-	r->rnd = 0x9e3779b9;
 	st0 = bio_cache_test_stats(t, 0);
 	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(0, bio_cache_test_race_run, r, false), 0);
 	st = bio_cache_test_stats(t, 0);
@@ -1097,11 +1114,7 @@ static enum hrtimer_restart bio_cache_test_frees_timer(struct hrtimer *timer)
 	}
 	if (READ_ONCE(r->stop))
 		return HRTIMER_NORESTART;
-	r->rnd ^= r->rnd << 13;
-	r->rnd ^= r->rnd >> 17;
-	r->rnd ^= r->rnd << 5;
-	hrtimer_forward_now(timer, ns_to_ktime(RACE_PERIOD_NS / 2 + r->rnd % RACE_PERIOD_NS));
-	return HRTIMER_RESTART;
+	return bio_cache_test_race_rearm(timer, &r->rnd);
 }
 
 /* On CPU 0, in task context: allocate; put one bio, hand the next over. */
@@ -1111,9 +1124,7 @@ static int bio_cache_test_frees_run(void *arg)
 	unsigned long end = jiffies + RACE_SECONDS * HZ;
 	struct bio *bio;
 
-	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	r->timer.function = bio_cache_test_frees_timer;
-	hrtimer_start(&r->timer, ns_to_ktime(RACE_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
+	bio_cache_test_race_start(&r->timer, &r->rnd, bio_cache_test_frees_timer);
 	while (r->allocs < RACE_ALLOCS && time_before(jiffies, end)) {
 		bio = bio_cache_test_alloc(r->t);
 		if (!bio)
@@ -1154,7 +1165,6 @@ static void bio_cache_test_free_count(struct kunit *test)
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->t = t;
-	r->rnd = 0x9e3779b9;
 	t->nr_vecs = BIO_INLINE_VECS + 1;
 	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(0, bio_cache_test_frees_run, r, false), 0);
 	st = bio_cache_test_stats(t, 0);

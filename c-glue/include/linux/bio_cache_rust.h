@@ -30,9 +30,10 @@ struct bio_alloc_cache __percpu *bio_cache_rust_new(void);
 unsigned long bio_cache_rust_free(struct bio_alloc_cache __percpu *cache);
 
 /*
- * Takes a bio from this CPU's lists, or returns NULL: the lists are empty,
- * or the caller is not in task context. The bio still has to be
- * initialised with bio_init().
+ * Takes a bio from this CPU's lists, or returns NULL if they are empty.
+ * Task context only, as for the C cache: with CONFIG_DEBUG_PREEMPT a call
+ * from elsewhere prints a BUG: line once and returns NULL. The bio still
+ * has to be initialised with bio_init().
  */
 struct bio *bio_cache_rust_alloc(struct bio_alloc_cache __percpu *const *cache);
 
