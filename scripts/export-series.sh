@@ -11,12 +11,19 @@ git -C "$SRC" diff --quiet HEAD || die "$SRC has uncommitted changes: commit the
 
 # The files of .files sidecars are copied back from the tree: refuse if one
 # was edited here since the series was last applied, which would be lost.
+# A sidecar holds the file as its own patch leaves it (a later patch may
+# change it), so it is compared with that patch's commit, in the applied
+# series or in the tree as it is now.
 applied=$(cat "$SRC/.git/biocache-applied" 2>/dev/null) || die "no applied series in $SRC: run make tree"
 for f in "$TOP"/patches/*.files; do
+	k=$(basename "$f" | cut -c1-4)
+	k=$((10#$k))
+	at_applied=$(git -C "$SRC" rev-list --reverse "base..$applied" | sed -n "${k}p")
+	at_head=$(git -C "$SRC" rev-list --reverse base..HEAD | sed -n "${k}p")
 	while read -r from to; do
 		case "$from" in '' | \#*) continue ;; esac
-		git -C "$SRC" show "$applied:$to" 2>/dev/null | cmp -s - "$TOP/$from" ||
-			git -C "$SRC" show "HEAD:$to" 2>/dev/null | cmp -s - "$TOP/$from" ||
+		git -C "$SRC" show "$at_applied:$to" 2>/dev/null | cmp -s - "$TOP/$from" ||
+			git -C "$SRC" show "$at_head:$to" 2>/dev/null | cmp -s - "$TOP/$from" ||
 			die "$from was edited since the series was applied: run make tree first"
 	done < "$f"
 done
