@@ -32,7 +32,7 @@ comma := ,
 KERNEL_TARGETS := $(addprefix kernel-,c rust c-debug rust-debug c-bench rust-bench c-distro \
 	rust-distro c-distro-bench rust-distro-bench)
 
-.PHONY: all test test-debug soak mutants docs kunit check series bench codegen deps tree kernels initramfs workload shell \
+.PHONY: all test test-debug soak mutants docs kunit check bisect series bench codegen deps tree kernels initramfs workload shell \
 	test-distro reset-tree clean distclean help $(KERNEL_TARGETS)
 
 all: deps tree kernels initramfs
@@ -79,6 +79,12 @@ mutants: deps tree initramfs
 # make test, which runs the same suite at every boot.
 kunit: deps tree
 	@$(S)/kunit.sh $(if $(filter c,$(VARIANT)),c,rust)
+
+# The series built at each of its patches, rust and (where a patch touches
+# C) c, incrementally in $(BUILD)/bisect: "N of N patches build". Not part
+# of make test (about an hour and a half from cold folders; see README.md).
+bisect: deps tree
+	@$(S)/bisect.sh $(FIRST)
 
 # checkpatch --strict, rustfmt, clippy, rustdoc and git am of the series
 # (part of `make test`).
@@ -159,6 +165,7 @@ help:
 	@echo 'make mutants       the historical bugs put back one at a time, each caught? (M=a,b: only those)'
 	@echo 'make kunit         the KUnit suite through kunit.py and block/.kunitconfig (VARIANT=c|rust)'
 	@echo 'make check         checkpatch, rustfmt, clippy, rustdoc, git am of the series'
+	@echo 'make bisect        build rust (and c) at every patch of the series (FIRST=k: from patch k)'
 	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
 	@echo 'make bench         guest instructions per IO and per alloc+put, C vs Rust vs off'
 	@echo 'make codegen       the machine code of both caches, path by path, and bloat-o-meter'

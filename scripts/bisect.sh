@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the series at every patch, as git bisect would meet it: the rust
+# variant at each, and the c variant too where a patch touches more than
+# Rust source. One git worktree of the tree ($BUILD/bisect/linux) moves from
+# patch to patch, and each variant keeps one O= folder, so a step rebuilds
+# what that patch changed. Same rules as every build (scripts/build-kernel.sh):
+# the variant's fragments, and not a single warning; a fragment's option that
+# the tree does not define yet (the cache's Kconfig choice before the patch
+# that adds it) is allowed to be missing. Last line: "N of N patches build".
+#
+#   scripts/bisect.sh [FIRST]     start at patch FIRST (default 1)
+. "$(dirname "$0")/lib.sh"
+
+first=${1:-1}
+WT=$BUILD/bisect/linux
+BO=$BUILD/bisect/o
+BL=$BUILD/bisect/logs
+
+git -C "$SRC" rev-parse -q --verify series > /dev/null ||
+	die "no branch 'series' in $SRC: run scripts/prepare-tree.sh (make tree) first"
+n=$(git -C "$SRC" rev-list --count base..series)
+[ "$first" -ge 1 ] && [ "$first" -le "$n" ] || die "FIRST must be 1..$n"
+
+if [ ! -e "$WT/.git" ]; then
+	mkdir -p "$BUILD/bisect"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$WT" base ||
+		die "could not add the worktree $WT of $SRC"
+fi
+mkdir -p "$BO" "$BL"
+rm -f "$BL"/*.log
+
+# Whether patch $1 (a commit) touches anything but Rust source.
+touches_c() {
+	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$1" | grep -qvE '^rust/|\.rs$'
+}
+
+msg "Building the series at each of its $n patches (rust; c where a patch touches C)"
+start=$SECONDS built=0 failed=()
+for ((k = first; k <= n; k++)); do
+	commit=$(git -C "$SRC" rev-parse "series~$((n - k))")
+	subject=$(git -C "$SRC" log -1 --format=%s "$commit")
+	git -C "$WT" checkout -q --detach --force "$commit" ||
+		die "could not check out patch $k ($commit) in $WT"
+	variants=rust
+	! touches_c "$commit" || variants="rust c"
+	ok=1 line=""
+	for v in $variants; do
+		t=$SECONDS
+		if SRC=$WT OBJ_ROOT=$BO LOGS=$BL KCONFIG_UNDEFINED_OK=1 PROGRESS_EVERY=600 \
+			"$TOP/scripts/build-kernel.sh" "$v" > "$BL/step.out" 2>&1; then
+			line+=" $v $((SECONDS - t))s"
+		else
+			ok=0
+			log=$BL/patch-$(printf %02d "$k")-$v.log
+			{ cat "$BL/step.out"; echo; cat "$BL/build-$v.log" 2>/dev/null; } > "$log"
+			line+=" $v FAILED (log: $log)"
+		fi
+	done
+	printf '    %2d/%d %-62.62s%s\n' "$k" "$n" "$subject" "$line" >&2
+	if [ "$ok" = 1 ]; then
+		built=$((built + 1))
+	else
+		failed+=("$k")
+	fi
+done
+rm -f "$BL/step.out"
+info "$(((SECONDS - start) / 60)) min for patches $first-$n"
+[ "${#failed[@]}" = 0 ] || info "patches that do not build: ${failed[*]}"
+echo "$built of $((n - first + 1)) patches build"
+[ "${#failed[@]}" = 0 ]
