@@ -208,6 +208,41 @@ def render_summary(_):
     return out
 
 
+def delta(after, before):
+    if after is None or before is None:
+        return "-"
+    f = set(after.get("flags") or []) | set(before.get("flags") or [])
+    if "spread" in f:
+        return "(noise)"
+    if "other_cpu" in f:
+        return "(busy)"
+    return f"{before['median'] - after['median']:+.0f}"
+
+
+def render_split(name):
+    """7.1's split allocation path (patches 31-36): each cache before and after, one table per
+    pair of kernels, from the bench run recorded before the patches and the current one."""
+    distro = name.endswith("distro")
+    sfx = "-distro" if distro else ""
+    before, after = load(f"bench{sfx}-before-split.json"), load(f"bench{sfx}.json")
+    if before is None or after is None:
+        return missing(f"bench{sfx}", "make bench" + (" DISTRO=1" if distro else ""))
+    kb, ka = by_key(before["records"]), by_key(after["records"])
+    rows = []
+    for w, label in IO_WORKLOADS + PAIRS:
+        row = [label]
+        for c in ("c", "rust"):
+            b, a = kb.get((c, w)), ka.get((c, w))
+            row += [cell(b), cell(a), delta(a, b)]
+        if row[1:] != ["-"] * 6:
+            rows.append(row)
+    out = bench_legend()
+    out += table(["workload", "C cache, before", "after", "C saves", "Rust cache, before",
+                  "after", "Rust saves"], rows)
+    out += provenance(before["meta"], f"results/bench{sfx}-before-split.json")
+    return out + provenance(after["meta"], f"results/bench{sfx}.json")
+
+
 def render_codegen(name):
     d = load(f"{name}.json")
     if d is None:
@@ -308,6 +343,8 @@ def render_ci_times(_):
 
 RENDER = {
     "summary": render_summary,
+    "split": render_split,
+    "split-distro": render_split,
     "bench": lambda n: render_bench("bench"),
     "bench-distro": lambda n: render_bench("bench-distro") + "\n" + render_savings(
         "bench-distro", "saving", "What the cache saves on Debian's config (no cache minus cache):\n\n"),
