@@ -933,13 +933,14 @@ macro_rules! percpu_cache_export_c {
         pub unsafe extern "C" fn $alloc(
             cache: *const *mut $handle,
         ) -> *mut <$item as $crate::percpu_cache::ForeignCacheable>::C {
+            use $crate::percpu_cache::PerCpuCache;
             // SAFETY: By the safety requirements, `*cache` is a live cache, borrowed for this
             // call only.
-            let cache =
-                unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
             // SAFETY: By the safety requirements, we run in task context.
-            unsafe { cache.alloc_in_task() }
-                .map_or(::core::ptr::null_mut(), |obj| obj.into_raw().as_ptr().cast())
+            unsafe { cache.alloc_in_task() }.map_or(::core::ptr::null_mut(), |obj| {
+                obj.into_raw().as_ptr().cast()
+            })
         }
 
         /// Takes `obj` back into the current CPU's cache, or frees it.
@@ -955,9 +956,9 @@ macro_rules! percpu_cache_export_c {
             cache: *const *mut $handle,
             obj: *mut <$item as $crate::percpu_cache::ForeignCacheable>::C,
         ) {
+            use $crate::percpu_cache::PerCpuCache;
             // SAFETY: As in `alloc`.
-            let cache =
-                unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
             // SAFETY: By the safety requirements, `obj` is valid, non-null and ours to give; it
             // is an `$item` too (`ForeignCacheable`).
             cache.put(unsafe {
@@ -979,9 +980,9 @@ macro_rules! percpu_cache_export_c {
             cache: *const *mut $handle,
             cpu: $crate::ffi::c_uint,
         ) -> $crate::ffi::c_uint {
+            use $crate::percpu_cache::PerCpuCache;
             // SAFETY: As in `alloc`.
-            let cache =
-                unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
             // SAFETY: By the safety requirements, `cpu` is dead.
             unsafe { cache.drain_cpu(cpu) }
         }
@@ -1007,10 +1008,10 @@ macro_rules! percpu_cache_export_c_stats {
             cpu: $crate::ffi::c_uint,
             out: *mut $cstats,
         ) {
+            use $crate::percpu_cache::PerCpuCache;
             // SAFETY: By the safety requirements, `*cache` is a live cache, borrowed for this
             // call only.
-            let cache =
-                unsafe { $crate::percpu_cache::PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
             let s = cache.stats(cpu).unwrap_or_default();
             // SAFETY: By the safety requirements, `out` is valid for writes; the fields are
             // plain integers.

@@ -311,12 +311,7 @@ fn released() -> u64 {
 
 macro_rules! check {
     ($cond:expr) => {
-        $crate::kunit_assert!(
-            "rust_percpu_cache",
-            "rust/kernel/percpu_cache/kunit.rs",
-            0,
-            $cond
-        )
+        $crate::kunit_assert!("rust_percpu_cache", "percpu_cache/kunit.rs", 0, $cond)
     };
 }
 
