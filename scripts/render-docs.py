@@ -107,15 +107,23 @@ def cell(r):
     return s + marks(r.get("flags"))
 
 
+def flagged(flags):
+    """What a figure derived from figures with these flags reads instead, or None."""
+    if "spread" in flags:
+        return "(noise)"
+    if "other_cpu" in flags:
+        return "(busy)"
+    return None
+
+
+def both_flags(x, ref):
+    return set(x.get("flags") or []) | set(ref.get("flags") or [])
+
+
 def ratio(x, ref):
     if x is None or ref is None:
         return "-"
-    f = set(x.get("flags") or []) | set(ref.get("flags") or [])
-    if "spread" in f:
-        return "(noise)"
-    if "other_cpu" in f:
-        return "(busy)"
-    return f"{x['median'] / ref['median']:.3f}"
+    return flagged(both_flags(x, ref)) or f"{x['median'] / ref['median']:.3f}"
 
 
 def bench_legend():
@@ -154,11 +162,7 @@ def saving_cell(rec, key):
 
 def keeps_cell(rec, key):
     v, f = rec.get(key), rec.get(key + "_flags") or []
-    if "spread" in f:
-        return "(noise)"
-    if "other_cpu" in f:
-        return "(busy)"
-    return "-" if v is None else f"{100 * v:.1f}%"
+    return flagged(f) or ("-" if v is None else f"{100 * v:.1f}%")
 
 
 def render_savings(name, config, title):
@@ -211,12 +215,7 @@ def render_summary(_):
 def delta(after, before):
     if after is None or before is None:
         return "-"
-    f = set(after.get("flags") or []) | set(before.get("flags") or [])
-    if "spread" in f:
-        return "(noise)"
-    if "other_cpu" in f:
-        return "(busy)"
-    return f"{before['median'] - after['median']:+.0f}"
+    return flagged(both_flags(after, before)) or f"{before['median'] - after['median']:+.0f}"
 
 
 def render_split(name):
