@@ -7,7 +7,10 @@
 # what that patch changed. Same rules as every build (scripts/build-kernel.sh):
 # the variant's fragments, and not a single warning; a fragment's option that
 # the tree does not define yet (the cache's Kconfig choice before the patch
-# that adds it) is allowed to be missing. Last line: "N of N patches build".
+# that adds it) is allowed to be missing. Before the patch that lets Debian
+# 12's bindgen build Rust, Kconfig cannot enable CONFIG_RUST with it: such a
+# patch is built as the c variant without Rust, as a bisection with these
+# tools meets it. Last line: "N of N patches build".
 #
 #   scripts/bisect.sh [FIRST]     start at patch FIRST (default 1)
 . "$(dirname "$0")/lib.sh"
@@ -45,12 +48,19 @@ for ((k = first; k <= n; k++)); do
 		die "could not check out patch $k ($commit) in $WT"
 	variants=rust
 	! touches_c "$commit" || variants="rust c"
+	# Whether this tree's `make rustavailable` takes Debian 12's bindgen.
+	norust=""
+	mkdir -p "$BO/rust"
+	SRC=$WT kmake "$BO/rust" -s rustavailable > "$BL/rustavailable.out" 2>&1 || {
+		norust=" without Rust (rustavailable refuses the toolchain)"
+		variants=c
+	}
 	ok=1 line=""
 	for v in $variants; do
 		t=$SECONDS
-		if SRC=$WT OBJ_ROOT=$BO LOGS=$BL KCONFIG_UNDEFINED_OK=1 PROGRESS_EVERY=600 \
-			"$TOP/scripts/build-kernel.sh" "$v" > "$BL/step.out" 2>&1; then
-			line+=" $v $((SECONDS - t))s"
+		if SRC=$WT OBJ_ROOT=$BO LOGS=$BL KCONFIG_UNDEFINED_OK=1 RUST_UNAVAILABLE_OK=1 \
+			PROGRESS_EVERY=600 "$TOP/scripts/build-kernel.sh" "$v" > "$BL/step.out" 2>&1; then
+			line+=" $v $((SECONDS - t))s${norust:+$norust}"
 		else
 			ok=0
 			log=$BL/patch-$(printf %02d "$k")-$v.log
@@ -65,7 +75,7 @@ for ((k = first; k <= n; k++)); do
 		failed+=("$k")
 	fi
 done
-rm -f "$BL/step.out"
+rm -f "$BL/step.out" "$BL/rustavailable.out"
 info "$(((SECONDS - start) / 60)) min for patches $first-$n"
 [ "${#failed[@]}" = 0 ] || info "patches that do not build: ${failed[*]}"
 echo "$built of $((n - first + 1)) patches build"
