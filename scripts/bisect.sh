@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the series at every patch, as git bisect would meet it: the rust
-# variant at each, and the c variant too where a patch touches more than
-# Rust source. One git worktree of the tree ($BUILD/bisect/linux) moves from
-# patch to patch, and each variant keeps one O= folder, so a step rebuilds
-# what that patch changed. Same rules as every build (scripts/build-kernel.sh):
+# variant at each, and the c variant too where a patch changes what it
+# compiles (C, Kconfig, make files, scripts/). One git worktree of the tree
+# ($BUILD/bisect/linux) moves from patch to patch, and each variant keeps
+# one O= folder, so a step rebuilds what that patch changed. Same rules as every build (scripts/build-kernel.sh):
 # the variant's fragments, and not a single warning; a fragment's option that
 # the tree does not define yet (the cache's Kconfig choice before the patch
 # that adds it) is allowed to be missing. Before the patch that lets Debian
@@ -31,12 +31,19 @@ if [ ! -e "$WT/.git" ]; then
 	git -C "$SRC" worktree add -q --detach "$WT" base ||
 		die "could not add the worktree $WT of $SRC"
 fi
+# Whether the O= folders are kept from an earlier run (each step then
+# rebuilds less), for the record.
+kept=empty
+[ ! -f "$BO/rust/.config" ] || kept=kept
 mkdir -p "$BO" "$BL"
-rm -f "$BL"/*.log
+rm -f "$BL"/*.log "$BUILD/bisect/steps.tsv"
 
-# Whether patch $1 (a commit) touches anything but Rust source.
+# Whether patch $1 (a commit) changes what the c variant compiles: C,
+# assembly, Kconfig or make files outside rust/ (not documentation, not
+# MAINTAINERS, not Rust).
 touches_c() {
-	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$1" | grep -qvE '^rust/|\.rs$'
+	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$1" | grep -v '^rust/' |
+		grep -qE '\.(c|h|S|lds)$|(^|/)(Kconfig[^/]*|Makefile[^/]*|Kbuild)$|^scripts/|\.kunitconfig$'
 }
 
 msg "Building the series at each of its $n patches (rust; c where a patch touches C)"
@@ -69,6 +76,7 @@ for ((k = first; k <= n; k++)); do
 		fi
 	done
 	printf '    %2d/%d %-62.62s%s\n' "$k" "$n" "$subject" "$line" >&2
+	printf '%d\t%s\t%s\n' "$k" "$subject" "${line# }" >> "$BUILD/bisect/steps.tsv"
 	if [ "$ok" = 1 ]; then
 		built=$((built + 1))
 	else
@@ -78,5 +86,9 @@ done
 rm -f "$BL/step.out" "$BL/rustavailable.out"
 info "$(((SECONDS - start) / 60)) min for patches $first-$n"
 [ "${#failed[@]}" = 0 ] || info "patches that do not build: ${failed[*]}"
-echo "$built of $((n - first + 1)) patches build"
+result="$built of $((n - first + 1)) patches build"
+# For scripts/record.sh bisect: the provenance, and a row per patch.
+meta_json "$BUILD/bisect/bisect.meta.json" "make bisect${1:+ FIRST=$first}" $((SECONDS - start)) \
+	"result=$result" "o_folders=$kept"
+echo "$result"
 [ "${#failed[@]}" = 0 ]

@@ -3,17 +3,17 @@
 # Put what a run measured into results/, with its commit and command, and
 # render the docs' tables from it (scripts/render-docs.py).
 #
-#   scripts/record.sh bench|bench-distro|codegen|codegen-distro|mutants
+#   scripts/record.sh bench|bench-distro|codegen|codegen-distro|mutants|bisect
 #   scripts/record.sh soak VARIANT
 #
 # The run must be done: make bench, make bench DISTRO=1, make codegen
-# [DISTRO=1], make mutants or make soak VARIANT=... leave their results
+# [DISTRO=1], make mutants, make bisect or make soak VARIANT=... leave their results
 # under $BUILD. A run made in a tree with changes that are not committed
 # says so ("-dirty" after its commit); commit the results with the docs they
 # rendered.
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: record.sh bench|bench-distro|codegen|codegen-distro|mutants|soak VARIANT}
+what=${1:?usage: record.sh bench|bench-distro|codegen|codegen-distro|mutants|bisect|soak VARIANT}
 mkdir -p "$TOP/results"
 # merge OUT META DATA KEY: {"meta": META, KEY: DATA} into OUT
 merge() {
@@ -39,6 +39,16 @@ codegen | codegen-distro)
 mutants)
 	need "$BUILD/mutants/mutants.json"
 	cp "$BUILD/mutants/mutants.json" "$TOP/results/mutants.json"
+	;;
+bisect)
+	need "$BUILD/bisect/bisect.meta.json" "$BUILD/bisect/steps.tsv"
+	python3 - "$BUILD/bisect/bisect.meta.json" "$BUILD/bisect/steps.tsv" "$TOP/results/bisect.json" <<-'PY'
+		import json, sys
+		meta, steps, out = sys.argv[1:]
+		rows = [dict(zip(("patch", "subject", "builds"), line.rstrip("\n").split("\t")))
+		        for line in open(steps)]
+		json.dump({"meta": json.load(open(meta)), "steps": rows}, open(out, "w"), indent=1)
+		PY
 	;;
 soak)
 	v=${2:?usage: record.sh soak VARIANT}

@@ -219,7 +219,7 @@ def delta(after, before):
 
 
 def render_split(name):
-    """7.1's split allocation path (patches 31-36): each cache before and after, one table per
+    """7.1's split allocation path (patches 40-45): each cache before and after, one table per
     pair of kernels, from the bench run recorded before the patches and the current one."""
     distro = name.endswith("distro")
     sfx = "-distro" if distro else ""
@@ -329,6 +329,11 @@ def render_ci_times(_):
             int(x["seconds"]) for x in d["baseline"]["runs"])
         rows.append(["`make mutants` (variants built): baseline and every mutant", fmt_secs(secs),
                      d["summary"].split(";")[0], f"{d['baseline']['commit']}, {d['baseline']['date']}"])
+    d = load("bisect.json")
+    if d:
+        m = d["meta"]
+        rows.append([f"`{m['command']}` ({m['o_folders']} O= folders), {len(d['steps'])} patches",
+                     fmt_secs(m["seconds"]), m["result"], f"{m['commit']}, {m['date']}"])
     for p in sorted(glob.glob(os.path.join(RESULTS, "soak-*.json"))):
         r = json.load(open(p))
         rows.append([f"`{r['command']}` (kernel built)", fmt_secs(r["wall_seconds"]),
@@ -338,6 +343,16 @@ def render_ci_times(_):
     return table(["command", "took", "result", "commit, date"], rows) + (
         "\nOn this project's machines: 2 cores, 24 GiB, QEMU under TCG. Every row is a recorded"
         " run (`results/`), its commit named.\n")
+
+
+def render_bisect(_):
+    d = load("bisect.json")
+    if d is None:
+        return missing("bisect", "make bisect")
+    rows = [[r["patch"], r["subject"].replace("|", "/"), r["builds"]] for r in d["steps"]]
+    out = table(["#", "patch", "what was built, how long"], rows)
+    out += f"\n{d['meta']['result']}.\n"
+    return out + provenance(d["meta"], "results/bisect.json")
 
 
 RENDER = {
@@ -354,6 +369,7 @@ RENDER = {
     "mutants": render_mutants,
     "soak": render_soak,
     "ci-times": render_ci_times,
+    "bisect": render_bisect,
 }
 
 
