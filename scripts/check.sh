@@ -46,10 +46,16 @@ if "$TOP/scripts/series.sh" > "$run/series.log" 2>&1; then
 		# The tree is Debian's source package, without upstream's history, so
 		# checkpatch cannot look up the commits that Fixes: tags name; it still
 		# checks their form (GIT_COMMIT_ID).
-		# A backport keeps upstream's trailers as they were applied: a
-		# Reported-by without the Closes: checkpatch asks of new patches.
+		# A backport keeps upstream's code and text as upstream merged
+		# them: its trailers (a Reported-by without the Closes: checkpatch
+		# asks of new patches), its changelog's lines, and what checkpatch
+		# says of its code (a BUG_ON(), an extern in a header, a header
+		# that names itself, shifts not written BIT(), new files that
+		# MAINTAINERS already covers upstream). Those are upstream's to
+		# change; the series' own patches get no such allowance.
 		ignore=UNKNOWN_COMMIT_ID
-		! grep -q '^\[ Backport' "$p" || ignore+=,BAD_REPORTED_BY_LINK
+		! grep -q '^\[ Backport' "$p" ||
+			ignore+=,BAD_REPORTED_BY_LINK,COMMIT_LOG_LONG_LINE,AVOID_BUG,AVOID_EXTERNS,EMBEDDED_FILENAME,BIT_MACRO,FILE_PATH_CHANGES
 		out=$(cd "$SRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q \
 			--ignore "$ignore" "$p" 2>&1) || true
 		if [ -n "$out" ]; then

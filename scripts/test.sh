@@ -57,15 +57,19 @@ skips_allowed() {
 
 # kunit_expected ARGS: the KUnit cases a boot with that command line must
 # report ("suite.case" a line), for scripts/ktap-summary.py: the suites'
-# cases as their sources list them (the bio cache's in C, the generic
-# cache's in Rust), unless KUnit is off in that boot.
+# cases as their sources list them (the bio cache's, the allocation
+# path's and the counted interrupt disabling's in C, the generic cache's in
+# Rust), unless KUnit is off in that boot.
 kunit_expected() {
-	local src=$SRC/block/bio-cache-test.c rs=$SRC/rust/kernel/percpu_cache/kunit.rs suite
+	local src rs=$SRC/rust/kernel/percpu_cache/kunit.rs suite
 	case " $1 " in *" kunit.enable=0 "*) return 0 ;; esac
-	[ -f "$src" ] || die "no $src: the tree lacks the series' KUnit suite"
-	suite=$(sed -n 's/^\s*\.name = "\(.*\)",$/\1/p' "$src" | head -n 1)
-	[ -n "$suite" ] || die "no suite name in $src"
-	sed -n "s/^\s*KUNIT_CASE\(_SLOW\)\?(\(.*\)),$/$suite.\2/p" "$src"
+	for src in "$SRC/block/bio-cache-test.c" "$SRC/block/bio-gfp-test.c" \
+		"$SRC/kernel/irq/refcount_interrupt_test.c"; do
+		[ -f "$src" ] || die "no $src: the tree lacks the series' KUnit suite"
+		suite=$(sed -n 's/^\s*\.name = "\(.*\)",$/\1/p' "$src" | head -n 1)
+		[ -n "$suite" ] || die "no suite name in $src"
+		sed -n "s/^\s*KUNIT_CASE\(_SLOW\)\?(\(.*\)),$/$suite.\2/p" "$src"
+	done
 	[ -f "$rs" ] || die "no $rs: the tree lacks the series' Rust KUnit suite"
 	suite=$(sed -n 's/^kernel::kunit_unsafe_test_suite!(\([a-z_0-9]*\), .*/\1/p; s/^crate::kunit_unsafe_test_suite!(\([a-z_0-9]*\), .*/\1/p' "$rs")
 	[ -n "$suite" ] || die "no suite name in $rs"

@@ -5,7 +5,13 @@
 //! C headers: [`include/linux/percpu.h`](srctree/include/linux/percpu.h) and
 //! [`include/linux/cpumask.h`](srctree/include/linux/cpumask.h).
 
-use crate::{bindings, error::code::ENOMEM, error::Result, init::Zeroable};
+use crate::{
+    bindings,
+    cpu::{nr_cpu_ids, CpuId},
+    error::code::ENOMEM,
+    error::Result,
+    init::Zeroable,
+};
 use core::{marker::PhantomData, mem, ops::Deref, ptr::NonNull};
 
 /// Returns an iterator over the possible CPUs: every CPU that can ever be online.
@@ -17,32 +23,17 @@ use core::{marker::PhantomData, mem, ops::Deref, ptr::NonNull};
 /// assert!(n >= 1);
 /// assert!(kernel::percpu::possible_cpus().all(kernel::percpu::cpu_possible));
 /// ```
-pub fn possible_cpus() -> impl Iterator<Item = u32> {
-    (0..nr_cpu_ids()).filter(|&cpu| cpu_possible(cpu))
-}
-
-/// Returns the number of CPU ids: every possible CPU is below it.
-///
-/// `nr_cpu_ids` is a variable set at boot, or the constant `NR_CPUS` in kernels built for one CPU
-/// (`!CONFIG_SMP`) or for exactly `NR_CPUS` (`CONFIG_FORCE_NR_CPUS`), as upstream's
-/// `kernel::cpu::nr_cpu_ids()` reads it.
-fn nr_cpu_ids() -> u32 {
-    #[cfg(any(CONFIG_NR_CPUS = "1", CONFIG_FORCE_NR_CPUS))]
-    {
-        bindings::NR_CPUS
-    }
-    #[cfg(not(any(CONFIG_NR_CPUS = "1", CONFIG_FORCE_NR_CPUS)))]
-    // SAFETY: `nr_cpu_ids` is set during early boot, before any Rust code runs, and only read
-    // afterwards.
-    unsafe {
-        bindings::nr_cpu_ids
-    }
+pub fn possible_cpus() -> impl Iterator<Item = CpuId> {
+    (0..nr_cpu_ids())
+        .filter_map(CpuId::from_u32)
+        .filter(|&cpu| cpu_possible(cpu))
 }
 
 /// Returns whether `cpu` is a possible CPU.
-pub fn cpu_possible(cpu: u32) -> bool {
-    // SAFETY: `cpu_possible()` tests a bit of the possible mask, which has `nr_cpu_ids` bits.
-    cpu < nr_cpu_ids() && unsafe { bindings::cpu_possible(cpu) }
+pub fn cpu_possible(cpu: CpuId) -> bool {
+    // SAFETY: `cpu_possible()` tests a bit of the possible mask, which has `nr_cpu_ids` bits,
+    // and `cpu` is below `nr_cpu_ids` (type invariants of `CpuId`).
+    unsafe { bindings::cpu_possible(cpu.as_u32()) }
 }
 
 /// One `T` for every possible CPU, in per-CPU memory, zero-initialised.
@@ -142,13 +133,13 @@ impl<T: Zeroable + Sync> PerCpu<T> {
 
     /// Returns the copy of `cpu`, or [`None`] if `cpu` is not a possible CPU.
     #[inline]
-    pub fn get_cpu(&self, cpu: u32) -> Option<&T> {
+    pub fn get_cpu(&self, cpu: CpuId) -> Option<&T> {
         if !cpu_possible(cpu) {
             return None;
         }
         // SAFETY: `ptr` is a per-CPU allocation (type invariant) and `cpu` is possible, so
         // `per_cpu_ptr()` returns a valid `T` that lives as long as `self`.
-        Some(unsafe { &*bindings::per_cpu_ptr(self.ptr.as_ptr().cast(), cpu).cast::<T>() })
+        Some(unsafe { &*bindings::per_cpu_ptr(self.ptr.as_ptr().cast(), cpu.as_u32()).cast::<T>() })
     }
 
     /// Gives up ownership: returns the per-CPU address, to be turned back into a [`PerCpu`] with
@@ -182,7 +173,7 @@ impl<T: Zeroable + Sync> Drop for PerCpu<T> {
             // invariant), and nothing else references it any more.
             unsafe {
                 core::ptr::drop_in_place(
-                    bindings::per_cpu_ptr(self.ptr.as_ptr().cast(), cpu).cast::<T>(),
+                    bindings::per_cpu_ptr(self.ptr.as_ptr().cast(), cpu.as_u32()).cast::<T>(),
                 )
             };
         }

@@ -21,13 +21,14 @@
 //! hard-IRQ list, with interrupts disabled: the fast paths take no lock and use no atomic
 //! read-modify-write instruction.
 
-use crate::percpu::{possible_cpus, PerCpu};
 use crate::{
-    bindings,
-    context::{self, IrqsDisabled},
+    bindings, context,
+    cpu::CpuId,
     error::Result,
     ffi::c_void,
     init::Zeroable,
+    interrupt::{local_interrupt_disable, LocalInterruptDisabled},
+    percpu::{possible_cpus, PerCpu},
 };
 use core::{
     cell::UnsafeCell,
@@ -407,9 +408,9 @@ impl<T: Cacheable> Slot<T> {
     /// # Safety
     ///
     /// The caller may access the task list, which is empty, and may access the hard-IRQ list
-    /// for as long as `_irqs_off` lives: it runs on this slot's CPU (where interrupts are
-    /// disabled), or the CPU is dead, or nothing else uses the cache.
-    unsafe fn splice_irq(&self, _irqs_off: IrqsDisabled<'_>) {
+    /// while it holds `_irqs_off`: it runs on this slot's CPU (where interrupts are disabled),
+    /// or the CPU is dead, or nothing else uses the cache.
+    unsafe fn splice_irq(&self, _irqs_off: &LocalInterruptDisabled) {
         // SAFETY: The hard-IRQ list is ours (see above); the task list is the caller's.
         unsafe {
             debug_assert!((*self.heads[TASK].get()).is_none());
@@ -459,7 +460,9 @@ impl<T: Cacheable> Slot<T> {
         unsafe {
             let mut freed = self.prune_task(nr);
             if (*self.heads[TASK].get()).is_none() {
-                context::with_irqs_disabled(|irqs_off| self.splice_irq(irqs_off));
+                let irqs_off = local_interrupt_disable();
+                self.splice_irq(&irqs_off);
+                drop(irqs_off);
                 // At most `T::MAX + 2` objects were on the lists (type invariants): no
                 // overflow.
                 freed = freed.wrapping_add(self.prune_task(nr.wrapping_sub(freed)));
@@ -658,9 +661,11 @@ impl<T: Cacheable> PerCpuCache<T> {
             Some(obj) => obj,
             None => {
                 if slot.lens[IRQ].load(Relaxed) >= T::SPLICE_THRESHOLD {
+                    let irqs_off = local_interrupt_disable();
                     // SAFETY: As above, and the task list is empty; with interrupts disabled on
                     // the slot's CPU, the hard-IRQ list is ours too (type invariants).
-                    context::with_irqs_disabled(|irqs_off| unsafe { slot.splice_irq(irqs_off) });
+                    unsafe { slot.splice_irq(&irqs_off) };
+                    drop(irqs_off);
                 }
                 // SAFETY: As above.
                 match unsafe { slot.pop_task() } {
@@ -692,8 +697,9 @@ impl<T: Cacheable> PerCpuCache<T> {
     /// Hard interrupt context that is not an NMI excludes any other code on the CPU because the
     /// kernel runs hard interrupt handlers with interrupts disabled and no code may enable them
     /// there (genirq warns and disables them again, lockdep reports it, and no safe Rust code
-    /// can: [`context::with_irqs_disabled`] only restores the state it found). The C cache relies
-    /// on the same rule, which lockdep checks here too.
+    /// can: the guards of [`crate::interrupt`] are counted, and only the outermost restores the
+    /// state it found). The C cache relies on the same rule, which
+    /// [`LocalInterruptDisabled::assume_disabled`] checks here with lockdep.
     ///
     /// A put from task context can be interrupted between its check of the bound and its push
     /// by a put from hard interrupt context that sees the same count: the lists can then hold
@@ -714,12 +720,13 @@ impl<T: Cacheable> PerCpuCache<T> {
             slot.count(Stat::PutTask, 1);
             return;
         } else if context::in_hardirq() && !context::in_nmi() {
-            // The kernel runs hard interrupt handlers with interrupts disabled, and nothing may
-            // enable them there, which lockdep checks; as the C cache does, rely on it.
-            context::lockdep_assert_irqs_disabled();
+            // SAFETY: The kernel runs hard interrupt handlers with interrupts disabled, and
+            // nothing may enable them there (above): they stay disabled until we return. As the
+            // C cache does, rely on it; lockdep checks it.
+            let _irqs_off = unsafe { LocalInterruptDisabled::assume_disabled() };
             let obj = obj.into_raw();
             // SAFETY: We run on the slot's CPU in hard interrupt context that is not an NMI, so
-            // with interrupts disabled (above): nothing else on this CPU can run until we
+            // with interrupts disabled (`_irqs_off`): nothing else on this CPU can run until we
             // return, and we may access the hard-IRQ list (type invariants). We own `obj`, which
             // goes on it.
             unsafe {
@@ -753,7 +760,7 @@ impl<T: Cacheable> PerCpuCache<T> {
     /// at a time under the hotplug lock, and an owner that removes its hotplug instance
     /// (`cpuhp_state_remove_instance_nocalls()`, which takes the same lock) before it destroys
     /// the cache knows that no callback runs or will run.
-    pub unsafe fn drain_cpu(&self, cpu: u32) -> u32 {
+    pub unsafe fn drain_cpu(&self, cpu: CpuId) -> u32 {
         let Some(slot) = self.slots.get_cpu(cpu) else {
             return 0;
         };
@@ -765,7 +772,7 @@ impl<T: Cacheable> PerCpuCache<T> {
 
     /// Returns the counters of `cpu`, or [`None`] if it is not a possible CPU. Those of a CPU
     /// that is running are read racily.
-    pub fn stats(&self, cpu: u32) -> Option<Stats> {
+    pub fn stats(&self, cpu: CpuId) -> Option<Stats> {
         self.slots.get_cpu(cpu).map(Slot::stats)
     }
 
@@ -870,7 +877,8 @@ pub const fn same_layout<T: ForeignCacheable>() -> bool {
 /// - `free(cache) -> c_ulong`: [`PerCpuCache::destroy`]; nothing, and 0, for NULL;
 /// - `alloc(&cache) -> *mut C`: [`PerCpuCache::alloc_in_task`], or NULL;
 /// - `put(&cache, *mut C)`: [`PerCpuCache::put`];
-/// - `drain_cpu(&cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`].
+/// - `drain_cpu(&cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`]; 0 for a `cpu` past
+///   `nr_cpu_ids`.
 ///
 /// Their safety requirements, which the C header must state, are those of the functions they
 /// call, and: the cache a function borrows is a non-NULL pointer from `new`, not freed, that does
@@ -983,6 +991,9 @@ macro_rules! percpu_cache_export_c {
             use $crate::percpu_cache::PerCpuCache;
             // SAFETY: As in `alloc`.
             let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            let Some(cpu) = $crate::cpu::CpuId::from_u32(cpu) else {
+                return 0;
+            };
             // SAFETY: By the safety requirements, `cpu` is dead.
             unsafe { cache.drain_cpu(cpu) }
         }
@@ -1012,7 +1023,9 @@ macro_rules! percpu_cache_export_c_stats {
             // SAFETY: By the safety requirements, `*cache` is a live cache, borrowed for this
             // call only.
             let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
-            let s = cache.stats(cpu).unwrap_or_default();
+            let s = $crate::cpu::CpuId::from_u32(cpu)
+                .and_then(|cpu| cache.stats(cpu))
+                .unwrap_or_default();
             // SAFETY: By the safety requirements, `out` is valid for writes; the fields are
             // plain integers.
             unsafe {

@@ -5,6 +5,7 @@
 // error: drain_cpu` is unsafe and requires unsafe
 
 use core::ptr::NonNull;
+use kernel::cpu::CpuId;
 use kernel::percpu_cache::{Cacheable, PerCpuCache, PutContext, Uncounted};
 
 pub struct Node(Option<NonNull<Node>>);
@@ -24,6 +25,6 @@ unsafe impl Cacheable for Node {
 }
 
 #[no_mangle]
-pub fn compile_fail_test(cache: &PerCpuCache<Node>) -> u32 {
-    cache.drain_cpu(1)
+pub fn compile_fail_test(cache: &PerCpuCache<Node>, cpu: CpuId) -> u32 {
+    cache.drain_cpu(cpu)
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
 #include <linux/irqflags.h>
-#include <linux/lockdep.h>
 #include <linux/preempt.h>
 
 __rust_helper bool rust_helper_in_task(void)
@@ -22,22 +21,4 @@ __rust_helper bool rust_helper_in_nmi(void)
 __rust_helper bool rust_helper_irqs_disabled(void)
 {
 	return irqs_disabled();
-}
-
-__rust_helper void rust_helper_lockdep_assert_irqs_disabled(void)
-{
-	lockdep_assert_irqs_disabled();
-}
-
-__rust_helper unsigned long rust_helper_local_irq_save(void)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	return flags;
-}
-
-__rust_helper void rust_helper_local_irq_restore(unsigned long flags)
-{
-	local_irq_restore(flags);
 }

@@ -11,6 +11,7 @@
 use super::{Cacheable, Counted, Owned, PerCpuCache, PutContext, Stats};
 use crate::{
     bindings, c_str,
+    cpu::CpuId,
     ffi::{c_int, c_ulong, c_void},
     kunit::{kunit_case, kunit_case_null},
     prelude::*,
@@ -225,7 +226,9 @@ impl Run {
     }
 
     fn stats(&self, cpu: u32) -> Stats {
-        self.cache.stats(cpu).unwrap_or_default()
+        CpuId::from_u32(cpu)
+            .and_then(|cpu| self.cache.stats(cpu))
+            .unwrap_or_default()
     }
 }
 
@@ -411,11 +414,15 @@ extern "C" fn drain(_test: *mut bindings::kunit) {
     check!(on_cpu(1, Op::Put, &mut r));
     r.count = 1;
     check!(in_hardirq_on_1(Op::Put, &mut r));
+    let Some(cpu1) = CpuId::from_u32(1) else {
+        check!(false);
+        return;
+    };
     let before = released();
     // SAFETY: FFI call; CPU 1 is online and not the only one.
     check!(unsafe { bindings::remove_cpu(1) } == 0);
     // SAFETY: CPU 1 is dead, and nothing else drains or destroys this cache: the case owns it.
-    let drained = unsafe { r.cache.drain_cpu(1) };
+    let drained = unsafe { r.cache.drain_cpu(cpu1) };
     // SAFETY: FFI call.
     check!(unsafe { bindings::add_cpu(1) } == 0);
     check!(drained == 4 && released() - before == 4);

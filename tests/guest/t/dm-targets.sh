@@ -10,7 +10,7 @@
 #    (flakey: for 3 s across its up and down intervals, EIOs allowed and
 #    seen); polled IO must complete within 30 s (times the timeout scale):
 #    through crypt it waited for null_blk's timeout and failed with
-#    ETIMEDOUT before patch 28;
+#    ETIMEDOUT before patch 37;
 #  - N polled and N interrupt-driven reads: exactly N cached allocations
 #    from dm's bio_set and N from blkdev_dio_pool for each, and as many
 #    puts of dm's bios (onto a list, or freed when the lists were full or

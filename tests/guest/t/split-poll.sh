@@ -82,7 +82,7 @@ counted sp 16k "$n" "$DIO_BIOSET:$((2 * n)):$n:$n"
 # Through dm-linear, which maps without splitting: the device below splits
 # dm's clone. Its first, non-blocking issue ends in BLK_STS_AGAIN there,
 # which dm takes back and requeues to its worker without the polled flag;
-# the worker issues it again, blocking (patch 27: before it, still
+# the worker issues it again, blocking (patch 36: before it, still
 # REQ_NOWAIT, it failed the same way and the read ended in EAGAIN), and the
 # device splits it and completes it by interrupt. Per read of 8 or 16 KiB:
 # one bio from blkdev_dio_pool's cache, put in hard IRQ, and two from dm's
