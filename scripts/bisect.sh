@@ -4,10 +4,11 @@
 # variant at each, and the c variant too where a patch changes what it
 # compiles (C, Kconfig, make files, scripts/). One git worktree of the tree
 # ($BUILD/bisect/linux) moves from patch to patch, and each variant keeps
-# one O= folder, so a step rebuilds what that patch changed. Same rules as every build (scripts/build-kernel.sh):
-# the variant's fragments, and not a single warning; a fragment's option that
-# the tree does not define yet (the cache's Kconfig choice before the patch
-# that adds it) is allowed to be missing. Before the patch that lets Debian
+# one O= folder, so a step rebuilds what that patch changed. Same rules as
+# every build (scripts/build-kernel.sh): the variant's fragments, and not a
+# single warning; a fragment's option that the tree does not define yet
+# (the cache's Kconfig choice before the patch that adds it) is allowed to
+# be missing. Before the patch that lets Debian
 # 12's bindgen build Rust, Kconfig cannot enable CONFIG_RUST with it: such a
 # patch is built as the c variant without Rust, as a bisection with these
 # tools meets it. Last line: "N of N patches build".
@@ -67,7 +68,7 @@ for ((k = first; k <= n; k++)); do
 		t=$SECONDS
 		if SRC=$WT OBJ_ROOT=$BO LOGS=$BL KCONFIG_UNDEFINED_OK=1 RUST_UNAVAILABLE_OK=1 \
 			PROGRESS_EVERY=600 "$TOP/scripts/build-kernel.sh" "$v" > "$BL/step.out" 2>&1; then
-			line+=" $v $((SECONDS - t))s${norust:+$norust}"
+			line+=" $v $((SECONDS - t))s$norust"
 		else
 			ok=0
 			log=$BL/patch-$(printf %02d "$k")-$v.log
