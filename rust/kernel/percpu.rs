@@ -25,7 +25,8 @@ use core::{marker::PhantomData, mem, ops::Deref, ptr::NonNull};
 /// ```
 pub fn possible_cpus() -> impl Iterator<Item = CpuId> {
     (0..nr_cpu_ids())
-        .filter_map(CpuId::from_u32)
+        // SAFETY: `id` is below `nr_cpu_ids()`.
+        .map(|id| unsafe { CpuId::from_u32_unchecked(id) })
         .filter(|&cpu| cpu_possible(cpu))
 }
 
