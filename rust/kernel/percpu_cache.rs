@@ -493,7 +493,11 @@ impl<T: Cacheable> Slot<T> {
 }
 
 /// Leaks `obj`, put back from an NMI, and warns the first time.
+///
+/// Out of line: `#[cold]` alone lets LLVM inline the `printk` call into
+/// [`PerCpuCache::put`], which makes the put path of every caller larger.
 #[cold]
+#[inline(never)]
 fn leak_from_nmi<T: Cacheable>(obj: Owned<T>) {
     static WARNED: AtomicBool = AtomicBool::new(false);
 
@@ -505,6 +509,7 @@ fn leak_from_nmi<T: Cacheable>(obj: Owned<T>) {
 
 /// Reports, once, a call of [`PerCpuCache::alloc_in_task`] outside task context.
 #[cold]
+#[inline(never)]
 fn alloc_outside_task() {
     static WARNED: AtomicBool = AtomicBool::new(false);
 
