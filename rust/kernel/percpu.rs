@@ -1,18 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Per-CPU memory.
+//! Per-CPU variables.
 //!
-//! C headers: [`include/linux/percpu.h`](srctree/include/linux/percpu.h) and
-//! [`include/linux/cpumask.h`](srctree/include/linux/cpumask.h).
+//! The API of Mitchell Levy's series "rust: Add Per-CPU Variable API" (v4, posted 2025-11-05,
+//! as revised since in the mm tree; not merged), for dynamically allocated per-CPU variables:
+//!
+//! - [`PerCpuPtr`]: a per-CPU pointer, an offset into every CPU's per-CPU area;
+//! - [`PerCpuAllocation`]: memory from `alloc_percpu()`, freed with `free_percpu()`;
+//! - [`DynamicPerCpu`]: an initialised `T` for every possible CPU, shared and dropped by its
+//!   last clone;
+//! - [`cpu_guard::CpuGuard`]: preemption disabled, the task kept on its CPU;
+//! - [`PerCpu`] and [`CheckedPerCpu`]: access to the current CPU's value through a token that
+//!   holds such a guard.
+//!
+//! C header: [`include/linux/percpu.h`](srctree/include/linux/percpu.h).
+
+pub mod cpu_guard;
+mod dynamic;
+
+#[doc(inline)]
+pub use dynamic::*;
 
 use crate::{
     bindings,
     cpu::{nr_cpu_ids, CpuId},
-    error::code::ENOMEM,
-    error::Result,
-    init::Zeroable,
+    types::Opaque,
 };
-use core::{marker::PhantomData, mem, ops::Deref, ptr::NonNull};
+use core::{
+    cell::{Cell, RefCell, UnsafeCell},
+    mem::MaybeUninit,
+};
+use cpu_guard::CpuGuard;
 
 /// Returns an iterator over the possible CPUs: every CPU that can ever be online.
 ///
@@ -37,179 +55,195 @@ pub fn cpu_possible(cpu: CpuId) -> bool {
     unsafe { bindings::cpu_possible(cpu.as_u32()) }
 }
 
-/// One `T` for every possible CPU, in per-CPU memory, zero-initialised.
+/// A per-CPU pointer: an offset into the per-CPU area of every CPU, which is not dereferenceable
+/// as such.
 ///
-/// The Rust form of `alloc_percpu()` and `free_percpu()`. A task reaches the copy of the CPU it
-/// runs on through [`PerCpu::get`], with preemption disabled for as long as it holds it; the copy
-/// of any CPU is reachable through [`PerCpu::get_cpu`]. Both hand out shared references: `T`
-/// provides its own interior mutability, and is [`Sync`] because the copy of one CPU can be
-/// reached from several contexts (task, interrupts) and, through [`PerCpu::get_cpu`], from other
-/// CPUs.
-///
-/// The per-CPU allocator takes objects of 1 byte to `PCPU_MIN_UNIT_SIZE` (32 KiB), aligned to at
-/// most a page, and warns on anything else: [`PerCpu::new`] does not compile for a zero-sized,
-/// larger or over-aligned `T`.
-///
-/// # Invariants
-///
-/// `ptr` was returned by `__alloc_percpu()` for a `T`, and is freed only when this value is
-/// dropped. Every possible CPU's copy holds a valid `T`: all zeroes, which is a valid `T` because
-/// `T: Zeroable`, or a value written since through shared references.
+/// This type is not a smart pointer: it does not manage the allocation it points into.
 #[repr(transparent)]
-pub struct PerCpu<T: Zeroable + Sync> {
-    /// The per-CPU address, which is not dereferenceable as such.
-    ptr: NonNull<T>,
-    _owns: PhantomData<T>,
+pub struct PerCpuPtr<T>(*mut MaybeUninit<T>);
+
+impl<T> Clone for PerCpuPtr<T> {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
 }
 
-// SAFETY: The value only hands out shared references to `T`, which is `Sync`; moving it to
-// another thread moves the ownership of the per-CPU memory, which any thread may free.
-unsafe impl<T: Zeroable + Sync + Send> Send for PerCpu<T> {}
+impl<T> Copy for PerCpuPtr<T> {}
 
-// SAFETY: Through `&PerCpu<T>` other threads only get `&T`, and `T` is `Sync`.
-unsafe impl<T: Zeroable + Sync> Sync for PerCpu<T> {}
+// SAFETY: A per-CPU pointer is an offset; what may be done through it, from any thread, is up to
+// the unsafe code that dereferences the pointers it yields.
+unsafe impl<T> Send for PerCpuPtr<T> {}
 
-/// `PCPU_MIN_UNIT_SIZE` of `include/linux/percpu.h` on 4 KiB pages: the largest per-CPU object.
-const PCPU_MIN_UNIT_SIZE: usize = 32 << 10;
+// SAFETY: As for `Send`.
+unsafe impl<T> Sync for PerCpuPtr<T> {}
 
-impl<T: Zeroable + Sync> PerCpu<T> {
-    /// Fails to compile for a `T` that `__alloc_percpu()` would refuse with a warning: zero-sized,
-    /// larger than a per-CPU unit, or aligned to more than a page (`pcpu_alloc()`).
-    const LAYOUT: () = assert!(
-        mem::size_of::<T>() != 0
-            && mem::size_of::<T>() <= PCPU_MIN_UNIT_SIZE
-            && mem::align_of::<T>() <= crate::page::PAGE_SIZE,
-        "a per-CPU object must be 1 byte to 32 KiB large and aligned to at most a page"
-    );
-
-    /// Allocates a zeroed `T` for every possible CPU.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
-    /// use kernel::{init::Zeroable, percpu::{possible_cpus, PerCpu}};
-    ///
-    /// struct Counter(AtomicU32);
-    /// // SAFETY: All zeroes is a valid `AtomicU32`, of value 0.
-    /// unsafe impl Zeroable for Counter {}
-    ///
-    /// let counters = PerCpu::<Counter>::new()?;
-    /// counters.get().0.fetch_add(1, Relaxed);
-    /// let total: u32 = possible_cpus()
-    ///     .filter_map(|cpu| counters.get_cpu(cpu))
-    ///     .map(|c| c.0.load(Relaxed))
-    ///     .sum();
-    /// assert_eq!(total, 1);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn new() -> Result<Self> {
-        #[allow(clippy::let_unit_value)]
-        let () = Self::LAYOUT;
-        // SAFETY: `LAYOUT` holds: the size and the (power-of-two) alignment are within what
-        // `__alloc_percpu()` takes. The memory is zeroed.
-        let ptr = unsafe { bindings::__alloc_percpu(mem::size_of::<T>(), mem::align_of::<T>()) };
-        let ptr = NonNull::new(ptr.cast::<T>()).ok_or(ENOMEM)?;
-        // INVARIANT: `ptr` is a fresh, zeroed per-CPU allocation for a `T`.
-        Ok(Self {
-            ptr,
-            _owns: PhantomData,
-        })
-    }
-
-    /// Returns the copy of the CPU the caller runs on, with preemption disabled until the
-    /// returned guard is dropped: the Rust form of `get_cpu_ptr()` and `put_cpu_ptr()`.
+impl<T> PerCpuPtr<T> {
+    /// Makes a per-CPU pointer of `ptr`, an address as `alloc_percpu()` returns it.
     #[inline]
-    pub fn get(&self) -> ThisCpu<'_, T> {
-        // SAFETY: `ptr` is a per-CPU allocation (type invariant); `get_cpu_ptr()` disables
-        // preemption and returns this CPU's copy, a valid `T` that lives as long as `self`.
-        let slot = unsafe { &*bindings::get_cpu_ptr(self.ptr.as_ptr().cast()).cast::<T>() };
-        // INVARIANT: Preemption is disabled and `slot` is this CPU's copy.
-        ThisCpu {
-            slot,
-            percpu: self.ptr,
-            _not_send: PhantomData,
-        }
+    pub fn new(ptr: *mut MaybeUninit<T>) -> Self {
+        Self(ptr)
     }
 
-    /// Returns the copy of `cpu`, or [`None`] if `cpu` is not a possible CPU.
+    /// Returns the per-CPU address, as `free_percpu()` and `per_cpu_ptr()` take it.
     #[inline]
-    pub fn get_cpu(&self, cpu: CpuId) -> Option<&T> {
-        if !cpu_possible(cpu) {
-            return None;
-        }
-        // SAFETY: `ptr` is a per-CPU allocation (type invariant) and `cpu` is possible, so
-        // `per_cpu_ptr()` returns a valid `T` that lives as long as `self`.
-        Some(unsafe { &*bindings::per_cpu_ptr(self.ptr.as_ptr().cast(), cpu.as_u32()).cast::<T>() })
+    pub fn as_ptr(&self) -> *mut MaybeUninit<T> {
+        self.0
     }
 
-    /// Gives up ownership: returns the per-CPU address, to be turned back into a [`PerCpu`] with
-    /// [`PerCpu::from_raw`].
-    pub fn into_raw(self) -> NonNull<T> {
-        let ptr = self.ptr;
-        mem::forget(self);
-        ptr
-    }
-
-    /// Takes back ownership of a per-CPU allocation from [`PerCpu::into_raw`].
+    /// Returns a mutable reference to the current CPU's memory location.
     ///
     /// # Safety
     ///
-    /// `ptr` was returned by [`PerCpu::into_raw`] for the same `T`, and no other [`PerCpu`] owns
-    /// it.
-    pub unsafe fn from_raw(ptr: NonNull<T>) -> Self {
-        // INVARIANT: By the safety requirements, `ptr` is a per-CPU allocation of a `T` that
-        // nothing else owns.
-        Self {
-            ptr,
-            _owns: PhantomData,
-        }
+    /// - No other reference to the current CPU's location exists for as long as the returned
+    ///   one is used;
+    /// - `self` points into a live per-CPU allocation, sized and aligned for a `T`;
+    /// - preemption is disabled for as long as the returned reference is used.
+    #[inline]
+    #[expect(clippy::mut_from_ref)]
+    pub unsafe fn get_mut_ref(&self) -> &mut MaybeUninit<T> {
+        // SAFETY: By the safety requirements, the location is this CPU's for as long as the
+        // reference lives, valid for a `T` (which `MaybeUninit` allows uninitialised), and not
+        // aliased.
+        unsafe { &mut *self.get_ptr() }
+    }
+
+    /// Returns a shared reference to the current CPU's memory location.
+    ///
+    /// # Safety
+    ///
+    /// - No mutable reference to the current CPU's location exists for as long as the returned
+    ///   one is used;
+    /// - `self` points into a live per-CPU allocation, sized and aligned for a `T`;
+    /// - preemption is disabled for as long as the returned reference is used.
+    #[inline]
+    pub unsafe fn get_ref(&self) -> &MaybeUninit<T> {
+        // SAFETY: As for `get_mut_ref`, without the mutable alias.
+        unsafe { &*self.get_ptr() }
+    }
+
+    /// Returns a raw pointer to the current CPU's memory location.
+    ///
+    /// The pointer is that of the CPU the caller runs on when it reads it: unless preemption is
+    /// disabled, the caller may run on another CPU by the time it uses it.
+    #[inline]
+    pub fn get_ptr(&self) -> *mut MaybeUninit<T> {
+        // SAFETY: `raw_cpu_ptr()` only adds this CPU's per-CPU offset to the address.
+        unsafe { bindings::raw_cpu_ptr(self.0.cast()) }.cast()
+    }
+
+    /// Returns a raw pointer to the memory location of `cpu`.
+    ///
+    /// The pointer is valid if `self` points into a live per-CPU allocation and `cpu` is a
+    /// possible CPU ([`cpu_possible`]).
+    #[inline]
+    pub fn get_remote_ptr(&self, cpu: CpuId) -> *mut MaybeUninit<T> {
+        // SAFETY: `per_cpu_ptr()` only adds the per-CPU offset of `cpu`, which is below
+        // `nr_cpu_ids` (type invariants of `CpuId`), to the address.
+        unsafe { bindings::per_cpu_ptr(self.0.cast(), cpu.as_u32()) }.cast()
     }
 }
 
-impl<T: Zeroable + Sync> Drop for PerCpu<T> {
-    fn drop(&mut self) {
-        for cpu in possible_cpus() {
-            // SAFETY: `ptr` is a per-CPU allocation of a valid `T` on every possible CPU (type
-            // invariant), and nothing else references it any more.
-            unsafe {
-                core::ptr::drop_in_place(
-                    bindings::per_cpu_ptr(self.ptr.as_ptr().cast(), cpu.as_u32()).cast::<T>(),
-                )
-            };
-        }
-        // SAFETY: `ptr` came from `__alloc_percpu()` and is freed once, here.
-        unsafe { bindings::free_percpu(self.ptr.as_ptr().cast()) };
-    }
-}
-
-/// The copy of a [`PerCpu`] value of the CPU the task runs on, borrowed with preemption
-/// disabled.
+/// Exclusive access to the current CPU's value of a [`PerCpu`], with preemption disabled.
 ///
 /// # Invariants
 ///
-/// Preemption is disabled, by `get_cpu_ptr(percpu)`, from creation until drop; `slot` is this
-/// CPU's copy. The guard cannot move to another thread.
-pub struct ThisCpu<'a, T> {
-    slot: &'a T,
-    percpu: NonNull<T>,
-    _not_send: PhantomData<*mut ()>,
+/// The current CPU's location of `ptr` holds an initialised `T`, that nothing else references
+/// while this token exists; `_guard` keeps the task on that CPU.
+pub struct PerCpuToken<'a, T> {
+    _guard: CpuGuard,
+    ptr: &'a PerCpuPtr<T>,
 }
 
-impl<T> Deref for ThisCpu<'_, T> {
-    type Target = T;
-
+impl<'a, T> PerCpuToken<'a, T> {
+    /// Makes a token for the current CPU's value of `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points into a live allocation, sized and aligned for a `T`, whose location on the
+    /// current CPU holds an initialised `T` that nothing else references while the token exists.
     #[inline]
-    fn deref(&self) -> &T {
-        self.slot
+    pub unsafe fn new(guard: CpuGuard, ptr: &'a PerCpuPtr<T>) -> PerCpuToken<'a, T> {
+        // INVARIANT: By the safety requirements; `guard` keeps the task on this CPU.
+        Self { _guard: guard, ptr }
+    }
+
+    /// Calls `func` with a mutable reference to the current CPU's value, and returns what it
+    /// returns.
+    #[inline]
+    pub fn with<U, V>(&mut self, func: U) -> V
+    where
+        U: FnOnce(&mut T) -> V,
+    {
+        // SAFETY: By the type invariants, the location is initialised, live, this CPU's while
+        // the guard lives, and referenced by nothing else; `&mut self` keeps this the only
+        // reference made through the token.
+        func(unsafe { self.ptr.get_mut_ref().assume_init_mut() })
     }
 }
 
-impl<T> Drop for ThisCpu<'_, T> {
+/// Shared access to the current CPU's value of a [`CheckedPerCpu`], with preemption disabled.
+///
+/// # Invariants
+///
+/// The current CPU's location of `ptr` holds an initialised `T`, which nothing references
+/// mutably; `_guard` keeps the task on that CPU.
+pub struct CheckedPerCpuToken<'a, T> {
+    _guard: CpuGuard,
+    ptr: &'a PerCpuPtr<T>,
+}
+
+impl<'a, T> CheckedPerCpuToken<'a, T> {
+    /// Makes a token for the current CPU's value of `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points into a live allocation, sized and aligned for a `T`, whose location on the
+    /// current CPU holds an initialised `T` that nothing references mutably while the token
+    /// exists.
     #[inline]
-    fn drop(&mut self) {
-        // SAFETY: By the type invariants, preemption was disabled by `get_cpu_ptr()` on this
-        // per-CPU pointer; this re-enables it.
-        unsafe { bindings::put_cpu_ptr(self.percpu.as_ptr().cast()) };
+    pub unsafe fn new(guard: CpuGuard, ptr: &'a PerCpuPtr<T>) -> CheckedPerCpuToken<'a, T> {
+        // INVARIANT: By the safety requirements; `guard` keeps the task on this CPU.
+        Self { _guard: guard, ptr }
     }
+
+    /// Calls `func` with a shared reference to the current CPU's value, and returns what it
+    /// returns.
+    #[inline]
+    pub fn with<U, V>(&self, func: U) -> V
+    where
+        U: FnOnce(&T) -> V,
+    {
+        // SAFETY: By the type invariants, the location is initialised, live, this CPU's while
+        // the guard lives, and not referenced mutably.
+        func(unsafe { self.ptr.get_ref().assume_init_ref() })
+    }
+}
+
+/// A per-CPU variable: a `T` in every CPU's per-CPU area.
+pub trait PerCpu<T> {
+    /// Returns a token through which the holder can access the current CPU's value mutably.
+    ///
+    /// # Safety
+    ///
+    /// No other [`PerCpuToken`] or [`CheckedPerCpuToken`] of the same variable (`self` or a
+    /// clone of it) exists on the current CPU while the returned one does: in particular none
+    /// in an interrupt handler that may run meanwhile.
+    unsafe fn get_mut(&mut self, guard: CpuGuard) -> PerCpuToken<'_, T>;
+}
+
+/// A marker trait for types that are interior mutable: that provide mutation through a shared
+/// reference safely, such as [`Cell`] or [`RefCell`].
+pub trait InteriorMutable {}
+
+impl<T> InteriorMutable for Cell<T> {}
+impl<T> InteriorMutable for RefCell<T> {}
+impl<T> InteriorMutable for UnsafeCell<T> {}
+impl<T> InteriorMutable for Opaque<T> {}
+
+/// A per-CPU variable of an interior mutable type, which safe code may use through a shared
+/// reference.
+pub trait CheckedPerCpu<T>: PerCpu<T> {
+    /// Returns a token through which the holder can access the current CPU's value.
+    fn get(&self, guard: CpuGuard) -> CheckedPerCpuToken<'_, T>;
 }

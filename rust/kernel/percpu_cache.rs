@@ -22,18 +22,20 @@
 //! read-modify-write instruction.
 
 use crate::{
+    alloc::AllocError,
     bindings, context,
     cpu::CpuId,
-    error::Result,
     ffi::c_void,
     init::Zeroable,
     interrupt::{local_interrupt_disable, LocalInterruptDisabled},
-    percpu::{possible_cpus, PerCpu},
+    percpu::{cpu_guard::CpuGuard, cpu_possible, possible_cpus, PerCpuAllocation},
+    types::ForeignOwnable,
 };
 use core::{
     cell::UnsafeCell,
     marker::PhantomData,
-    mem,
+    mem::{self, ManuallyDrop},
+    ops::Deref,
     ptr::NonNull,
     sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed},
 };
@@ -130,18 +132,21 @@ pub unsafe trait Cacheable: Sized + Send {
 /// Unique ownership of an object that can go into a [`PerCpuCache`]; dropping it frees the
 /// object with [`Cacheable::release`].
 ///
+/// Its foreign form ([`ForeignOwnable`]) is the address of the object, so that C code that hands
+/// objects in and out as pointers to their C type can use it as such.
+///
 /// # Invariants
 ///
 /// `ptr` points to a valid `T` that this value owns.
-pub struct Owned<T: Cacheable> {
+pub struct CacheBox<T: Cacheable> {
     ptr: NonNull<T>,
     _owns: PhantomData<T>,
 }
 
 // SAFETY: `T: Send`, so its ownership may move to another thread.
-unsafe impl<T: Cacheable> Send for Owned<T> {}
+unsafe impl<T: Cacheable> Send for CacheBox<T> {}
 
-impl<T: Cacheable> Owned<T> {
+impl<T: Cacheable> CacheBox<T> {
     /// Takes ownership of the object at `ptr`.
     ///
     /// # Safety
@@ -165,11 +170,34 @@ impl<T: Cacheable> Owned<T> {
     }
 }
 
-impl<T: Cacheable> Drop for Owned<T> {
+impl<T: Cacheable> Drop for CacheBox<T> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: By the type invariants, we own the object, and give it up here.
         unsafe { T::release(self.ptr) };
+    }
+}
+
+impl<T: Cacheable + 'static> ForeignOwnable for CacheBox<T> {
+    type Borrowed<'a> = &'a T;
+
+    #[inline]
+    fn into_foreign(self) -> *const c_void {
+        self.into_raw().as_ptr().cast_const().cast()
+    }
+
+    #[inline]
+    unsafe fn borrow<'a>(ptr: *const c_void) -> &'a T {
+        // SAFETY: By the safety requirements, `ptr` came from `into_foreign`: it is the address
+        // of a valid `T` that stays owned by the foreign code, and so valid, for `'a`.
+        unsafe { &*ptr.cast::<T>() }
+    }
+
+    #[inline]
+    unsafe fn from_foreign(ptr: *const c_void) -> Self {
+        // SAFETY: By the safety requirements, `ptr` came from `into_foreign`, so it is the
+        // non-null address of a valid `T`, whose ownership comes back.
+        unsafe { Self::from_raw(NonNull::new_unchecked(ptr.cast::<T>().cast_mut())) }
     }
 }
 
@@ -369,9 +397,10 @@ impl<T: Cacheable> Slot<T> {
         let head = unsafe { &mut *self.heads[TASK].get() };
         let obj = (*head)?;
         // SAFETY: The cache owns `obj`, which is on the list, so its link is set.
-        *head = unsafe { T::next(obj) };
-        // The list held `obj`, so its length is at least 1 (type invariants): no underflow to
-        // check for.
+        let next = unsafe { T::next(obj) };
+        // INVARIANT: `obj` leaves the list, whose length goes down by one with it. The list held
+        // `obj`, so its length is at least 1 (type invariants): no underflow to check for.
+        *head = next;
         let len = &self.lens[TASK];
         len.store(len.load(Relaxed).wrapping_sub(1), Relaxed);
         Some(obj)
@@ -384,13 +413,15 @@ impl<T: Cacheable> Slot<T> {
     /// The caller may access that list and gives up its ownership of `obj`.
     #[inline]
     unsafe fn push(&self, ctx: PutContext, obj: NonNull<T>) {
-        let (head, len) = (&self.heads[ctx as usize], &self.lens[ctx as usize]);
-        // SAFETY: The caller may access the list and owns `obj` until it is on it.
-        unsafe {
-            T::set_next(obj, *head.get());
-            *head.get() = Some(obj);
-        }
-        // At most `T::MAX + 2` objects are on the lists (type invariants): no overflow.
+        // SAFETY: The caller may access the list.
+        let head = unsafe { &mut *self.heads[ctx as usize].get() };
+        // SAFETY: The caller owns `obj` until it is on the list.
+        unsafe { T::set_next(obj, *head) };
+        // INVARIANT: `obj` heads the list, which the cache now owns it through, and the length
+        // goes up by one with it. At most `T::MAX + 2` objects are on the lists (type
+        // invariants): no overflow.
+        *head = Some(obj);
+        let len = &self.lens[ctx as usize];
         len.store(len.load(Relaxed).wrapping_add(1), Relaxed);
     }
 
@@ -411,15 +442,17 @@ impl<T: Cacheable> Slot<T> {
     /// while it holds `_irqs_off`: it runs on this slot's CPU (where interrupts are disabled),
     /// or the CPU is dead, or nothing else uses the cache.
     unsafe fn splice_irq(&self, _irqs_off: &LocalInterruptDisabled) {
-        // SAFETY: The hard-IRQ list is ours (see above); the task list is the caller's.
-        unsafe {
-            debug_assert!((*self.heads[TASK].get()).is_none());
-            let irq = (*self.heads[IRQ].get()).take();
-            if irq.is_some() {
-                self.count(Stat::Splices, 1);
-            }
-            *self.heads[TASK].get() = irq;
+        // SAFETY: The task list is the caller's.
+        let task = unsafe { &mut *self.heads[TASK].get() };
+        // SAFETY: The hard-IRQ list is ours too (see above).
+        let irq = unsafe { &mut *self.heads[IRQ].get() };
+        debug_assert!(task.is_none());
+        if irq.is_some() {
+            self.count(Stat::Splices, 1);
         }
+        // INVARIANT: The objects of the hard-IRQ list move to the task list, which was empty,
+        // and the lengths with them: the task list holds what both held, the other nothing.
+        *task = irq.take();
         self.lens[TASK].store(self.held(), Relaxed);
         self.lens[IRQ].store(0, Relaxed);
     }
@@ -434,12 +467,10 @@ impl<T: Cacheable> Slot<T> {
         let mut freed: u32 = 0;
         // SAFETY: The caller may access the task list.
         while let Some(obj) = unsafe { self.pop_task() } {
-            // SAFETY: `obj` left the list: the cache owned it since `retire`, and now gives it
-            // up.
-            drop(unsafe {
-                T::revive(obj);
-                Owned::from_raw(obj)
-            });
+            // SAFETY: `obj` left the list: the cache owned it since `retire`.
+            unsafe { T::revive(obj) };
+            // SAFETY: The cache owned `obj`, and now gives it up.
+            drop(unsafe { CacheBox::from_raw(obj) });
             // At most `T::MAX + 2` objects were on the list (type invariants): no overflow.
             freed = freed.wrapping_add(1);
             if freed == nr {
@@ -456,19 +487,20 @@ impl<T: Cacheable> Slot<T> {
     ///
     /// The caller may access both lists: the CPU is dead, or the cache is being destroyed.
     unsafe fn prune(&self, nr: u32) -> u32 {
-        // SAFETY: The caller may access both lists.
-        unsafe {
-            let mut freed = self.prune_task(nr);
-            if (*self.heads[TASK].get()).is_none() {
-                let irqs_off = local_interrupt_disable();
-                self.splice_irq(&irqs_off);
-                drop(irqs_off);
-                // At most `T::MAX + 2` objects were on the lists (type invariants): no
-                // overflow.
-                freed = freed.wrapping_add(self.prune_task(nr.wrapping_sub(freed)));
-            }
-            freed
+        // SAFETY: The caller may access the task list.
+        let mut freed = unsafe { self.prune_task(nr) };
+        // SAFETY: As above.
+        if unsafe { (*self.heads[TASK].get()).is_none() } {
+            let irqs_off = local_interrupt_disable();
+            // SAFETY: The caller may access both lists, and the task list is empty.
+            unsafe { self.splice_irq(&irqs_off) };
+            drop(irqs_off);
+            // SAFETY: The caller may access the task list.
+            let more = unsafe { self.prune_task(nr.wrapping_sub(freed)) };
+            // At most `T::MAX + 2` objects were on the lists (type invariants): no overflow.
+            freed = freed.wrapping_add(more);
         }
+        freed
     }
 
     fn stats(&self) -> Stats {
@@ -498,7 +530,7 @@ impl<T: Cacheable> Slot<T> {
 /// [`PerCpuCache::put`], which makes the put path of every caller larger.
 #[cold]
 #[inline(never)]
-fn leak_from_nmi<T: Cacheable>(obj: Owned<T>) {
+fn leak_from_nmi<T: Cacheable>(obj: CacheBox<T>) {
     static WARNED: AtomicBool = AtomicBool::new(false);
 
     mem::forget(obj);
@@ -528,7 +560,7 @@ fn alloc_outside_task() {
 ///
 /// ```
 /// use core::ptr::NonNull;
-/// use kernel::percpu_cache::{Cacheable, Counted, Owned, PerCpuCache, PutContext};
+/// use kernel::percpu_cache::{CacheBox, Cacheable, Counted, PerCpuCache, PutContext};
 ///
 /// struct Node {
 ///     next: Option<NonNull<Node>>,
@@ -559,10 +591,10 @@ fn alloc_outside_task() {
 ///     }
 /// }
 ///
-/// fn node(data: u64) -> Result<Owned<Node>> {
+/// fn node(data: u64) -> Result<CacheBox<Node>> {
 ///     let b = KBox::new(Node { next: None, data }, GFP_KERNEL)?;
 ///     // SAFETY: The box is valid and ours; `release` frees it as a box.
-///     Ok(unsafe { Owned::from_raw(NonNull::from(KBox::leak(b))) })
+///     Ok(unsafe { CacheBox::from_raw(NonNull::from(KBox::leak(b))) })
 /// }
 ///
 /// let cache = PerCpuCache::<Node>::new()?;
@@ -571,26 +603,25 @@ fn alloc_outside_task() {
 ///
 /// // Stay on this CPU for the rest of the example (preemption off), so that its lists are the ones
 /// // `put` fills and `alloc` takes from.
-/// let pin = kernel::percpu::PerCpu::<u8>::new()?;
-/// let pinned = pin.get();
+/// let pinned = kernel::percpu::cpu_guard::CpuGuard::new();
 ///
-/// // SAFETY: Ownership goes back to an `Owned`.
-/// cache.put(unsafe { Owned::from_raw(a_ptr) });
+/// // SAFETY: Ownership goes back to a `CacheBox`.
+/// cache.put(unsafe { CacheBox::from_raw(a_ptr) });
 /// cache.put(b);
 ///
 /// // LIFO: the node put last comes out first.
 /// let b = cache.alloc().expect("cached").into_raw();
 /// // SAFETY: `b` is a node we own.
 /// assert_eq!(unsafe { b.as_ref().data }, 2);
-/// // SAFETY: Ownership goes back to an `Owned`, which frees the node.
-/// drop(unsafe { Owned::from_raw(b) });
+/// // SAFETY: Ownership goes back to a `CacheBox`, which frees the node.
+/// drop(unsafe { CacheBox::from_raw(b) });
 /// // SAFETY: Examples run in task context.
-/// assert_eq!(unsafe { cache.alloc_in_task() }.map(Owned::into_raw), Some(a_ptr));
+/// assert_eq!(unsafe { cache.alloc_in_task() }.map(CacheBox::into_raw), Some(a_ptr));
 /// assert!(cache.alloc().is_none());
 /// drop(pinned);
 ///
 /// // SAFETY: `a_ptr` is ours again; the cache keeps it.
-/// cache.put(unsafe { Owned::from_raw(a_ptr) });
+/// cache.put(unsafe { CacheBox::from_raw(a_ptr) });
 /// assert_eq!(cache.destroy(), 1);
 ///
 /// // A cache can be shared between threads, and move to another: in a module's data, or an
@@ -602,17 +633,17 @@ fn alloc_outside_task() {
 ///
 /// # Invariants
 ///
-/// Every possible CPU's slot holds lists of objects this cache owns.
-#[repr(transparent)]
+/// Every possible CPU's location of `slots` holds a valid `Slot`, whose lists are of objects
+/// this cache owns.
 pub struct PerCpuCache<T: Cacheable> {
-    slots: PerCpu<Slot<T>>,
+    slots: PerCpuAllocation<Slot<T>>,
 }
 
 impl<T: Cacheable> PerCpuCache<T> {
     /// Allocates an empty cache.
     ///
     /// Does not compile for a `T` whose [`Cacheable::MAX`] is above `u32::MAX - 2`.
-    pub fn new() -> Result<Self> {
+    pub fn new() -> Result<Self, AllocError> {
         // The lists of a CPU hold up to `T::MAX + 2` objects, counted in `u32`s (see `Slot`).
         const {
             assert!(
@@ -620,10 +651,29 @@ impl<T: Cacheable> PerCpuCache<T> {
                 "Cacheable::MAX + 2 must fit in a u32"
             )
         };
-        // INVARIANT: All lists are empty.
-        Ok(Self {
-            slots: PerCpu::new()?,
-        })
+        let slots = PerCpuAllocation::new_zero().ok_or(AllocError)?;
+        // INVARIANT: All zeroes is a valid, empty slot on every CPU (`Slot<T>: Zeroable`).
+        Ok(Self { slots })
+    }
+
+    /// Returns the slot of the CPU that `_guard` keeps the caller on.
+    #[inline]
+    fn this_slot<'a>(&'a self, _guard: &'a CpuGuard) -> &'a Slot<T> {
+        // SAFETY: The allocation is live for `'a`, and holds a valid slot on every possible CPU
+        // (type invariants), of which only shared references are made; the guard keeps
+        // preemption disabled for `'a`, so the slot stays this CPU's.
+        unsafe { self.slots.ptr().get_ref().assume_init_ref() }
+    }
+
+    /// Returns the slot of `cpu`, or [`None`] if it is not a possible CPU.
+    #[inline]
+    fn slot(&self, cpu: CpuId) -> Option<&Slot<T>> {
+        if !cpu_possible(cpu) {
+            return None;
+        }
+        // SAFETY: `cpu` is possible, so its location is a valid slot (type invariants), that
+        // lives as long as the allocation; only shared references to slots are made.
+        Some(unsafe { (*self.slots.ptr().get_remote_ptr(cpu)).assume_init_ref() })
     }
 
     /// Takes an object from the current CPU's task list, first moving the hard-IRQ list there if
@@ -634,7 +684,7 @@ impl<T: Cacheable> PerCpuCache<T> {
     /// context may take objects, since an interrupt could otherwise find the task list half
     /// updated.
     #[inline]
-    pub fn alloc(&self) -> Option<Owned<T>> {
+    pub fn alloc(&self) -> Option<CacheBox<T>> {
         if !context::in_task() {
             return None;
         }
@@ -654,14 +704,15 @@ impl<T: Cacheable> PerCpuCache<T> {
     ///
     /// The caller runs in task context ([`context::in_task`]).
     #[inline]
-    pub unsafe fn alloc_in_task(&self) -> Option<Owned<T>> {
+    pub unsafe fn alloc_in_task(&self) -> Option<CacheBox<T>> {
         if cfg!(CONFIG_DEBUG_PREEMPT) && !context::in_task() {
             alloc_outside_task();
             return None;
         }
-        let slot = self.slots.get();
+        let guard = CpuGuard::new();
+        let slot = self.this_slot(&guard);
         // SAFETY: We run in task context, on the slot's CPU, with preemption disabled until
-        // `slot` is dropped: we may access the task list.
+        // `guard` is dropped: we may access the task list.
         let obj = match unsafe { slot.pop_task() } {
             Some(obj) => obj,
             None => {
@@ -683,12 +734,11 @@ impl<T: Cacheable> PerCpuCache<T> {
             }
         };
         slot.count(Stat::AllocHit, 1);
-        drop(slot);
-        // SAFETY: `obj` left the list: the cache owned it since `retire`, and hands it over.
-        Some(unsafe {
-            T::revive(obj);
-            Owned::from_raw(obj)
-        })
+        drop(guard);
+        // SAFETY: `obj` left the list: the cache owned it since `retire`.
+        unsafe { T::revive(obj) };
+        // SAFETY: The cache owned `obj`, and hands it over.
+        Some(unsafe { CacheBox::from_raw(obj) })
     }
 
     /// Takes `obj` back: onto the current CPU's task list from task context, onto its hard-IRQ
@@ -710,18 +760,18 @@ impl<T: Cacheable> PerCpuCache<T> {
     /// by a put from hard interrupt context that sees the same count: the lists can then hold
     /// `MAX + 2` objects (only one can: puts from hard interrupt context do not nest).
     #[inline]
-    pub fn put(&self, obj: Owned<T>) {
-        let slot = self.slots.get();
+    pub fn put(&self, obj: CacheBox<T>) {
+        let guard = CpuGuard::new();
+        let slot = self.this_slot(&guard);
         if slot.held() > T::MAX {
             slot.count_any(Stat::FreeFull);
         } else if context::in_task() {
             let obj = obj.into_raw();
+            // SAFETY: We own `obj`, and run in task context with preemption disabled.
+            unsafe { T::retire(obj, PutContext::Task) };
             // SAFETY: We run in task context on the slot's CPU with preemption disabled, so we
             // may access the task list (type invariants); we own `obj`, which goes on it.
-            unsafe {
-                T::retire(obj, PutContext::Task);
-                slot.push(PutContext::Task, obj);
-            }
+            unsafe { slot.push(PutContext::Task, obj) };
             slot.count(Stat::PutTask, 1);
             return;
         } else if context::in_hardirq() && !context::in_nmi() {
@@ -730,21 +780,21 @@ impl<T: Cacheable> PerCpuCache<T> {
             // C cache does, rely on it; lockdep checks it.
             let _irqs_off = unsafe { LocalInterruptDisabled::assume_disabled() };
             let obj = obj.into_raw();
+            // SAFETY: We own `obj`, and run in hard interrupt context, where preemption is
+            // disabled.
+            unsafe { T::retire(obj, PutContext::HardIrq) };
             // SAFETY: We run on the slot's CPU in hard interrupt context that is not an NMI, so
             // with interrupts disabled (`_irqs_off`): nothing else on this CPU can run until we
             // return, and we may access the hard-IRQ list (type invariants). We own `obj`, which
             // goes on it.
-            unsafe {
-                T::retire(obj, PutContext::HardIrq);
-                slot.push(PutContext::HardIrq, obj);
-            }
+            unsafe { slot.push(PutContext::HardIrq, obj) };
             slot.count(Stat::PutIrq, 1);
             return;
         } else {
             slot.count_any(Stat::FreeOther);
         }
         // Preemption back on before the object is freed, as in C.
-        drop(slot);
+        drop(guard);
         if context::in_nmi() {
             leak_from_nmi(obj);
         } else {
@@ -766,7 +816,7 @@ impl<T: Cacheable> PerCpuCache<T> {
     /// (`cpuhp_state_remove_instance_nocalls()`, which takes the same lock) before it destroys
     /// the cache knows that no callback runs or will run.
     pub unsafe fn drain_cpu(&self, cpu: CpuId) -> u32 {
-        let Some(slot) = self.slots.get_cpu(cpu) else {
+        let Some(slot) = self.slot(cpu) else {
             return 0;
         };
         // SAFETY: The CPU is dead, and no other drain or teardown runs: we may access its lists.
@@ -778,7 +828,7 @@ impl<T: Cacheable> PerCpuCache<T> {
     /// Returns the counters of `cpu`, or [`None`] if it is not a possible CPU. Those of a CPU
     /// that is running are read racily.
     pub fn stats(&self, cpu: CpuId) -> Option<Stats> {
-        self.slots.get_cpu(cpu).map(Slot::stats)
+        self.slot(cpu).map(Slot::stats)
     }
 
     /// Frees every object on every possible CPU's lists, then the cache: the teardown. Returns
@@ -790,7 +840,7 @@ impl<T: Cacheable> PerCpuCache<T> {
     fn drain_all(&mut self) -> u64 {
         let mut freed: u64 = 0;
         for cpu in possible_cpus() {
-            if let Some(slot) = self.slots.get_cpu(cpu) {
+            if let Some(slot) = self.slot(cpu) {
                 // SAFETY: `&mut self`: nothing else uses the cache, so we may access every list.
                 let n = u64::from(unsafe { slot.prune(u32::MAX) });
                 // At most `T::MAX + 2` objects per CPU (type invariants), `u32` values: their
@@ -800,52 +850,68 @@ impl<T: Cacheable> PerCpuCache<T> {
         }
         freed
     }
-
-    /// Gives up ownership of the cache, for C code that keeps it as an opaque pointer, to be
-    /// borrowed with [`PerCpuCache::borrow_raw`] and taken back with [`PerCpuCache::from_raw`].
-    pub fn into_raw(self) -> NonNull<c_void> {
-        let this = mem::ManuallyDrop::new(self);
-        // SAFETY: `this` is not dropped, so ownership of the per-CPU memory moves to the caller.
-        let slots = unsafe { core::ptr::read(&this.slots) };
-        slots.into_raw().cast()
-    }
-
-    /// Borrows the cache whose pointer from [`PerCpuCache::into_raw`] C code keeps at `ptr`.
-    ///
-    /// Every CPU may borrow the cache at the same time: this is how C code that owns the cache
-    /// calls into it.
-    ///
-    /// # Safety
-    ///
-    /// `ptr` points to a pointer returned by [`PerCpuCache::into_raw`] for the same `T` (so not
-    /// NULL), that is neither changed nor given to [`PerCpuCache::from_raw`] for as long as `'a`
-    /// lasts.
-    #[inline]
-    pub unsafe fn borrow_raw<'a>(ptr: *const *mut c_void) -> &'a Self {
-        // SAFETY: `PerCpuCache<T>` is a transparent wrapper of `PerCpu<Slot<T>>`, itself one of a
-        // non-null pointer to the per-CPU memory: a pointer to the C pointer is a pointer to the
-        // cache, which by the safety requirements stays valid and unchanged for `'a`.
-        unsafe { &*ptr.cast::<Self>() }
-    }
-
-    /// Takes back ownership of a cache from [`PerCpuCache::into_raw`].
-    ///
-    /// # Safety
-    ///
-    /// `ptr` was returned by [`PerCpuCache::into_raw`] for the same `T`, and nothing else owns
-    /// or borrows it.
-    pub unsafe fn from_raw(ptr: NonNull<c_void>) -> Self {
-        // SAFETY: By the safety requirements, `ptr` is the per-CPU memory of a `PerCpuCache<T>`,
-        // a `PerCpu<Slot<T>>`, and ownership moves to us.
-        let slots = unsafe { PerCpu::from_raw(ptr.cast()) };
-        // INVARIANT: The lists are those of that cache, of objects it owns.
-        Self { slots }
-    }
 }
 
 impl<T: Cacheable> Drop for PerCpuCache<T> {
     fn drop(&mut self) {
         self.drain_all();
+    }
+}
+
+/// The foreign form of a cache is its per-CPU address, which C code keeps as an opaque pointer:
+/// the C `bio_set::cache`. C code that owns the cache borrows it for every call into it
+/// ([`ForeignOwnable::borrow`]); every CPU may borrow it at the same time.
+impl<T: Cacheable + 'static> ForeignOwnable for PerCpuCache<T> {
+    type Borrowed<'a> = CacheRef<'a, T>;
+
+    fn into_foreign(self) -> *const c_void {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: `this` is not dropped: ownership of the allocation moves to the caller.
+        let slots = unsafe { core::ptr::read(&this.slots) };
+        slots.into_raw().cast_const().cast()
+    }
+
+    #[inline]
+    unsafe fn borrow<'a>(ptr: *const c_void) -> CacheRef<'a, T> {
+        // SAFETY: By the safety requirements, `ptr` came from `into_foreign` and is not taken
+        // back until the borrow ends: it is the allocation of a live cache. The value made here
+        // is a copy of that cache that is never dropped (`ManuallyDrop`) nor handed out by
+        // value: it frees nothing, and the foreign owner stays the only one.
+        let slots = unsafe { PerCpuAllocation::from_raw(ptr.cast_mut().cast()) };
+        // INVARIANT: A copy of the foreign-owned cache, which lives for `'a`.
+        CacheRef {
+            cache: ManuallyDrop::new(PerCpuCache { slots }),
+            _borrow: PhantomData,
+        }
+    }
+
+    #[inline]
+    unsafe fn from_foreign(ptr: *const c_void) -> Self {
+        // SAFETY: By the safety requirements, `ptr` came from `into_foreign`: the allocation of
+        // a `PerCpuCache<T>`, whose ownership comes back.
+        let slots = unsafe { PerCpuAllocation::from_raw(ptr.cast_mut().cast()) };
+        // INVARIANT: The slots are those of that cache, with lists of objects it owns.
+        Self { slots }
+    }
+}
+
+/// A cache that C code owns, borrowed for a call into it: what [`ForeignOwnable::borrow`] gives
+/// for a [`PerCpuCache`].
+///
+/// # Invariants
+///
+/// `cache` is a copy of a foreign-owned cache that lives for `'a`; it is never dropped.
+pub struct CacheRef<'a, T: Cacheable> {
+    cache: ManuallyDrop<PerCpuCache<T>>,
+    _borrow: PhantomData<&'a PerCpuCache<T>>,
+}
+
+impl<T: Cacheable> Deref for CacheRef<'_, T> {
+    type Target = PerCpuCache<T>;
+
+    #[inline]
+    fn deref(&self) -> &PerCpuCache<T> {
+        &self.cache
     }
 }
 
@@ -874,21 +940,22 @@ pub const fn same_layout<T: ForeignCacheable>() -> bool {
 /// opaque pointer and hands objects in and out as raw pointers.
 ///
 /// `item` names the [`ForeignCacheable`] type, whose C type the functions take and return;
-/// `handle` is the opaque C type of the cache, which C keeps as a `handle *` and passes by
-/// reference (a `handle *const *`) to the functions that use the cache without freeing it, so
-/// that they borrow it ([`PerCpuCache::borrow_raw`]). The functions, for the names given:
+/// `handle` is the opaque C type of the cache, which C keeps as a `handle *`: the cache's foreign
+/// form ([`ForeignOwnable`]). The functions that use the cache without freeing it borrow it for
+/// the call ([`ForeignOwnable::borrow`]); objects cross as their [`CacheBox`]'s foreign form, the
+/// object's address. The functions, for the names given:
 ///
 /// - `new() -> *mut handle`: an empty cache, or NULL if out of memory;
 /// - `free(cache) -> c_ulong`: [`PerCpuCache::destroy`]; nothing, and 0, for NULL;
-/// - `alloc(&cache) -> *mut C`: [`PerCpuCache::alloc_in_task`], or NULL;
-/// - `put(&cache, *mut C)`: [`PerCpuCache::put`];
-/// - `drain_cpu(&cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`]; 0 for a `cpu` past
+/// - `alloc(cache) -> *mut C`: [`PerCpuCache::alloc_in_task`], or NULL;
+/// - `put(cache, *mut C)`: [`PerCpuCache::put`];
+/// - `drain_cpu(cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`]; 0 for a `cpu` past
 ///   `nr_cpu_ids`.
 ///
 /// Their safety requirements, which the C header must state, are those of the functions they
-/// call, and: the cache a function borrows is a non-NULL pointer from `new`, not freed, that does
-/// not change while the function runs; objects are valid and owned by the caller of `put`. The
-/// pointer `free` takes is NULL, or from `new` and no longer used.
+/// call, and: the cache a function borrows is a non-NULL pointer from `new`, not freed while the
+/// function runs; objects are valid and owned by the caller of `put`. The pointer `free` takes is
+/// NULL, or from `new` and no longer used.
 ///
 /// `alloc` and `put` are `#[inline(always)]`: compiled as one LLVM module with their C caller
 /// (see `BITCODE_LINK_` in `scripts/Makefile.build`), they inline into it as static C functions
@@ -913,8 +980,9 @@ macro_rules! percpu_cache_export_c {
         /// Allocates an empty cache; returns NULL if out of memory.
         #[no_mangle]
         pub extern "C" fn $new() -> *mut $handle {
+            use $crate::types::ForeignOwnable;
             match $crate::percpu_cache::PerCpuCache::<$item>::new() {
-                Ok(cache) => cache.into_raw().as_ptr().cast(),
+                Ok(cache) => cache.into_foreign().cast_mut().cast(),
                 Err(_) => ::core::ptr::null_mut(),
             }
         }
@@ -927,32 +995,33 @@ macro_rules! percpu_cache_export_c {
         /// `cache` is NULL, or came from the `new` function and nothing uses it any more.
         #[no_mangle]
         pub unsafe extern "C" fn $free(cache: *mut $handle) -> $crate::ffi::c_ulong {
-            let Some(cache) = ::core::ptr::NonNull::new(cache.cast()) else {
-                return 0;
-            };
-            // SAFETY: By the safety requirements, `cache` came from `new`, and is ours.
-            let cache = unsafe { $crate::percpu_cache::PerCpuCache::<$item>::from_raw(cache) };
-            cache.destroy() as $crate::ffi::c_ulong
+            use $crate::{percpu_cache::PerCpuCache, types::ForeignOwnable};
+            // SAFETY: By the safety requirements, `cache` is NULL or came from `new`, and is
+            // ours.
+            match unsafe { PerCpuCache::<$item>::try_from_foreign(cache.cast_const().cast()) } {
+                Some(cache) => cache.destroy() as $crate::ffi::c_ulong,
+                None => 0,
+            }
         }
 
         /// Takes an object from the current CPU's cache; returns NULL if there is none.
         ///
         /// # Safety
         ///
-        /// The caller runs in task context; `cache` points to a non-NULL pointer from the `new`
-        /// function, which is not freed or changed until this returns.
+        /// The caller runs in task context; `cache` is a non-NULL pointer from the `new`
+        /// function, which is not freed until this returns.
         #[no_mangle]
         #[inline(always)]
         pub unsafe extern "C" fn $alloc(
-            cache: *const *mut $handle,
+            cache: *mut $handle,
         ) -> *mut <$item as $crate::percpu_cache::ForeignCacheable>::C {
-            use $crate::percpu_cache::PerCpuCache;
-            // SAFETY: By the safety requirements, `*cache` is a live cache, borrowed for this
+            use $crate::{percpu_cache::PerCpuCache, types::ForeignOwnable};
+            // SAFETY: By the safety requirements, `cache` is a live cache, borrowed for this
             // call only.
-            let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            let cache = unsafe { PerCpuCache::<$item>::borrow(cache.cast_const().cast()) };
             // SAFETY: By the safety requirements, we run in task context.
             unsafe { cache.alloc_in_task() }.map_or(::core::ptr::null_mut(), |obj| {
-                obj.into_raw().as_ptr().cast()
+                obj.into_foreign().cast_mut().cast()
             })
         }
 
@@ -960,53 +1029,52 @@ macro_rules! percpu_cache_export_c {
         ///
         /// # Safety
         ///
-        /// `cache` points to a non-NULL pointer from the `new` function, which is not freed or
-        /// changed until this returns; `obj` is a valid object that the caller owns and gives
-        /// up.
+        /// `cache` is a non-NULL pointer from the `new` function, which is not freed until this
+        /// returns; `obj` is a valid object that the caller owns and gives up.
         #[no_mangle]
         #[inline(always)]
         pub unsafe extern "C" fn $put(
-            cache: *const *mut $handle,
+            cache: *mut $handle,
             obj: *mut <$item as $crate::percpu_cache::ForeignCacheable>::C,
         ) {
-            use $crate::percpu_cache::PerCpuCache;
+            use $crate::{
+                percpu_cache::{CacheBox, PerCpuCache},
+                types::ForeignOwnable,
+            };
             // SAFETY: As in `alloc`.
-            let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
-            // SAFETY: By the safety requirements, `obj` is valid, non-null and ours to give; it
-            // is an `$item` too (`ForeignCacheable`).
-            cache.put(unsafe {
-                $crate::percpu_cache::Owned::from_raw(::core::ptr::NonNull::new_unchecked(
-                    obj.cast::<$item>(),
-                ))
-            });
+            let cache = unsafe { PerCpuCache::<$item>::borrow(cache.cast_const().cast()) };
+            // SAFETY: By the safety requirements, `obj` is a valid object, ours to give, and an
+            // `$item` too (`ForeignCacheable`): the foreign form of a `CacheBox` of it.
+            cache.put(unsafe { CacheBox::<$item>::from_foreign(obj.cast_const().cast()) });
         }
 
         /// Frees every object cached on `cpu`; returns how many.
         ///
         /// # Safety
         ///
-        /// `cache` points to a non-NULL pointer from the `new` function, which is not freed or
-        /// changed until this returns; `cpu` is dead, and neither this function for `cpu` nor
-        /// `free` runs at the same time.
+        /// `cache` is a non-NULL pointer from the `new` function, which is not freed until this
+        /// returns; `cpu` is dead, and neither this function for `cpu` nor `free` runs at the
+        /// same time.
         #[no_mangle]
         pub unsafe extern "C" fn $drain(
-            cache: *const *mut $handle,
+            cache: *mut $handle,
             cpu: $crate::ffi::c_uint,
         ) -> $crate::ffi::c_uint {
-            use $crate::percpu_cache::PerCpuCache;
+            use $crate::{percpu_cache::PerCpuCache, types::ForeignOwnable};
             // SAFETY: As in `alloc`.
-            let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            let cache = unsafe { PerCpuCache::<$item>::borrow(cache.cast_const().cast()) };
             let Some(cpu) = $crate::cpu::CpuId::from_u32(cpu) else {
                 return 0;
             };
-            // SAFETY: By the safety requirements, `cpu` is dead.
+            // SAFETY: By the safety requirements, `cpu` is dead, and no other drain of it nor
+            // teardown runs.
             unsafe { cache.drain_cpu(cpu) }
         }
     };
 }
 
 /// Exports [`PerCpuCache::stats`] to C, next to
-/// [`percpu_cache_export_c`](crate::percpu_cache_export_c): `stats(&cache, cpu, *mut S)` fills a
+/// [`percpu_cache_export_c`](crate::percpu_cache_export_c): `stats(cache, cpu, *mut S)` fills a
 /// C struct `S` that has the fields of [`Stats`], with their names and types. A CPU that is not
 /// possible reads as all zeroes.
 #[macro_export]
@@ -1016,18 +1084,18 @@ macro_rules! percpu_cache_export_c_stats {
         ///
         /// # Safety
         ///
-        /// `cache` points to a non-NULL pointer from the `new` function, which is not freed or
-        /// changed until this returns; `out` is valid for writes.
+        /// `cache` is a non-NULL pointer from the `new` function, which is not freed until this
+        /// returns; `out` is valid for writes.
         #[no_mangle]
         pub unsafe extern "C" fn $stats(
-            cache: *const *mut $handle,
+            cache: *mut $handle,
             cpu: $crate::ffi::c_uint,
             out: *mut $cstats,
         ) {
-            use $crate::percpu_cache::PerCpuCache;
-            // SAFETY: By the safety requirements, `*cache` is a live cache, borrowed for this
+            use $crate::{percpu_cache::PerCpuCache, types::ForeignOwnable};
+            // SAFETY: By the safety requirements, `cache` is a live cache, borrowed for this
             // call only.
-            let cache = unsafe { PerCpuCache::<$item>::borrow_raw(cache.cast()) };
+            let cache = unsafe { PerCpuCache::<$item>::borrow(cache.cast_const().cast()) };
             let s = $crate::cpu::CpuId::from_u32(cpu)
                 .and_then(|cpu| cache.stats(cpu))
                 .unwrap_or_default();

@@ -3,7 +3,7 @@
 //! would refuse with a warning, does not compile.
 // error: a per-CPU object must be 1 byte to 32 KiB large and aligned to at most a page
 
-use kernel::{init::Zeroable, percpu::PerCpu};
+use kernel::{init::Zeroable, percpu::PerCpuAllocation};
 
 #[repr(align(8192))]
 struct OverAligned(u8);
@@ -12,5 +12,5 @@ unsafe impl Zeroable for OverAligned {}
 
 #[no_mangle]
 pub fn compile_fail_test() -> bool {
-    PerCpu::<OverAligned>::new().is_ok()
+    PerCpuAllocation::<OverAligned>::new_zero().is_some()
 }

@@ -3,7 +3,7 @@
 //! __alloc_percpu() would refuse with a warning, does not compile.
 // error: a per-CPU object must be 1 byte to 32 KiB large and aligned to at most a page
 
-use kernel::{init::Zeroable, percpu::PerCpu};
+use kernel::{init::Zeroable, percpu::PerCpuAllocation};
 
 struct Large([u8; 32769]);
 // SAFETY: All zeroes is a valid byte array.
@@ -11,5 +11,5 @@ unsafe impl Zeroable for Large {}
 
 #[no_mangle]
 pub fn compile_fail_test() -> bool {
-    PerCpu::<Large>::new().is_ok()
+    PerCpuAllocation::<Large>::new_zero().is_some()
 }

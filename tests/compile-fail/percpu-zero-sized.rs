@@ -3,7 +3,7 @@
 //! warning, does not compile.
 // error: a per-CPU object must be 1 byte to 32 KiB large and aligned to at most a page
 
-use kernel::{init::Zeroable, percpu::PerCpu};
+use kernel::{init::Zeroable, percpu::PerCpuAllocation};
 
 struct Empty;
 // SAFETY: `Empty` has no bytes.
@@ -11,5 +11,5 @@ unsafe impl Zeroable for Empty {}
 
 #[no_mangle]
 pub fn compile_fail_test() -> bool {
-    PerCpu::<Empty>::new().is_ok()
+    PerCpuAllocation::<Empty>::new_zero().is_some()
 }

@@ -5,10 +5,10 @@
  * CONFIG_BIO_ALLOC_CACHE_RUST. With CONFIG_RUST_INLINE_HELPERS its bitcode is
  * linked into bio.o, and these calls inline.
  *
- * A cache is a per-CPU allocation that the Rust side owns; C only keeps the
- * pointer (in bio_set::cache). The functions that use a cache without freeing
- * it take that pointer by reference, and borrow the cache for the call: it
- * must not be NULL, and not be freed or changed until they return.
+ * A cache is a per-CPU allocation that C owns as an opaque pointer (in
+ * bio_set::cache: the Rust cache's foreign form). The functions that use a
+ * cache without freeing it borrow it for the call: it must not be NULL, and
+ * not be freed until they return.
  */
 #ifndef _LINUX_BIO_CACHE_RUST_H
 #define _LINUX_BIO_CACHE_RUST_H
@@ -35,7 +35,7 @@ unsigned long bio_cache_rust_free(struct bio_alloc_cache __percpu *cache);
  * from elsewhere prints a BUG: line once and returns NULL. The bio still
  * has to be initialised with bio_init().
  */
-struct bio *bio_cache_rust_alloc(struct bio_alloc_cache __percpu *const *cache);
+struct bio *bio_cache_rust_alloc(struct bio_alloc_cache __percpu *cache);
 
 /*
  * Takes @bio back, with its last reference: it goes on this CPU's task list
@@ -43,7 +43,7 @@ struct bio *bio_cache_rust_alloc(struct bio_alloc_cache __percpu *const *cache);
  * from soft-IRQ context or when the lists are full. From an NMI it is leaked,
  * with a warning the first time: bio_free() is not NMI-safe.
  */
-void bio_cache_rust_put(struct bio_alloc_cache __percpu *const *cache,
+void bio_cache_rust_put(struct bio_alloc_cache __percpu *cache,
 			struct bio *bio);
 
 /*
@@ -51,12 +51,11 @@ void bio_cache_rust_put(struct bio_alloc_cache __percpu *const *cache,
  * returns how many. @cpu must be dead, and the hotplug lock held (no other
  * drain of @cpu, nor bio_cache_rust_free(), may run meanwhile).
  */
-unsigned int
-bio_cache_rust_drain_cpu(struct bio_alloc_cache __percpu *const *cache,
-			 unsigned int cpu);
+unsigned int bio_cache_rust_drain_cpu(struct bio_alloc_cache __percpu *cache,
+				      unsigned int cpu);
 
 /* Fills @stats with @cpu's counters (CONFIG_BIO_ALLOC_CACHE_STATS). */
-void bio_cache_rust_stats(struct bio_alloc_cache __percpu *const *cache,
+void bio_cache_rust_stats(struct bio_alloc_cache __percpu *cache,
 			  unsigned int cpu, struct bio_alloc_cache_stats *stats);
 
 /* Implemented in block/bio.c for the Rust side: frees a bio. */

@@ -8,14 +8,9 @@ __rust_helper void __percpu *rust_helper___alloc_percpu(size_t size, size_t alig
 	return __alloc_percpu(size, align);
 }
 
-__rust_helper void *rust_helper_get_cpu_ptr(void __percpu *ptr)
+__rust_helper void *rust_helper_raw_cpu_ptr(void __percpu *ptr)
 {
-	return get_cpu_ptr(ptr);
-}
-
-__rust_helper void rust_helper_put_cpu_ptr(void __percpu *ptr)
-{
-	put_cpu_ptr(ptr);
+	return raw_cpu_ptr(ptr);
 }
 
 __rust_helper void *rust_helper_per_cpu_ptr(void __percpu *ptr, unsigned int cpu)

@@ -8,7 +8,7 @@
 //! record what they saw, and the test case, in its own thread, asserts on it: an assertion
 //! outside the test's thread is not reported to KUnit.
 
-use super::{Cacheable, Counted, Owned, PerCpuCache, PutContext, Stats};
+use super::{CacheBox, Cacheable, Counted, PerCpuCache, PutContext, Stats};
 use crate::{
     bindings, c_str,
     cpu::CpuId,
@@ -105,7 +105,7 @@ mod c {
 }
 use c::*;
 
-fn node() -> Option<Owned<Node>> {
+fn node() -> Option<CacheBox<Node>> {
     let b = KBox::new(
         Node {
             next: None,
@@ -116,14 +116,14 @@ fn node() -> Option<Owned<Node>> {
     )
     .ok()?;
     // SAFETY: The box is valid and ours; `release` frees it as a box.
-    Some(unsafe { Owned::from_raw(NonNull::from(KBox::leak(b))) })
+    Some(unsafe { CacheBox::from_raw(NonNull::from(KBox::leak(b))) })
 }
 
 /// What a case's operations share with the CPUs they run on.
 struct Run {
     cache: PerCpuCache<Node>,
     /// Nodes to put, taken from the front.
-    nodes: [Option<Owned<Node>>; NODES],
+    nodes: [Option<CacheBox<Node>>; NODES],
     /// The nodes put, in order, and how many.
     put: [Option<NonNull<Node>>; NODES],
     nr_put: usize,
@@ -183,8 +183,8 @@ impl Run {
                 *slot = Some(obj);
                 self.nr_put += 1;
             }
-            // SAFETY: `obj` came from an `Owned` just now.
-            self.cache.put(unsafe { Owned::from_raw(obj) });
+            // SAFETY: `obj` came from a `CacheBox` just now.
+            self.cache.put(unsafe { CacheBox::from_raw(obj) });
         }
     }
 
@@ -192,14 +192,14 @@ impl Run {
     fn alloc_nodes(&mut self) {
         self.note_context();
         for _ in 0..self.count {
-            let obj = self.cache.alloc().map(Owned::into_raw);
+            let obj = self.cache.alloc().map(CacheBox::into_raw);
             match self.got.get_mut(self.nr_got) {
                 Some(slot) => {
                     *slot = obj;
                     self.nr_got += 1;
                 }
-                // SAFETY: `obj` came from an `Owned` just now.
-                None => drop(obj.map(|obj| unsafe { Owned::from_raw(obj) })),
+                // SAFETY: `obj` came from a `CacheBox` just now.
+                None => drop(obj.map(|obj| unsafe { CacheBox::from_raw(obj) })),
             }
         }
     }
@@ -219,7 +219,7 @@ impl Run {
         for i in 0..self.nr_got {
             if let Some(obj) = self.got[i].take() {
                 // SAFETY: `alloc_nodes()` took `obj` from the cache, and nothing else owns it.
-                self.cache.put(unsafe { Owned::from_raw(obj) });
+                self.cache.put(unsafe { CacheBox::from_raw(obj) });
             }
         }
         self.nr_got = 0;
@@ -464,14 +464,14 @@ extern "C" fn export_c(_test: *mut bindings::kunit) {
     };
     let obj = obj.into_raw().as_ptr();
     // SAFETY: `cache` is from `new`; we run in task context; `obj` is ours to give.
-    unsafe { rust_percpu_cache_kunit_put(&cache, obj) };
+    unsafe { rust_percpu_cache_kunit_put(cache, obj) };
     // SAFETY: As above.
-    let again = unsafe { rust_percpu_cache_kunit_alloc(&cache) };
+    let again = unsafe { rust_percpu_cache_kunit_alloc(cache) };
     // Preemption was on between the two: the node is there only if both ran on one CPU.
     if !again.is_null() {
         check!(again == obj);
         // SAFETY: As above.
-        unsafe { rust_percpu_cache_kunit_put(&cache, again) };
+        unsafe { rust_percpu_cache_kunit_put(cache, again) };
     }
     // SAFETY: `cache` is from `new`, and no longer used.
     let freed: c_ulong = unsafe { rust_percpu_cache_kunit_free(cache) };
