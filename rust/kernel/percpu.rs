@@ -58,6 +58,9 @@ pub fn cpu_possible(cpu: CpuId) -> bool {
 /// A per-CPU pointer: an offset into the per-CPU area of every CPU, which is not dereferenceable
 /// as such.
 ///
+/// Every dereference of what it yields is `unsafe`: that is why it may be `Send` and `Sync`
+/// whatever `T`.
+///
 /// This type is not a smart pointer: it does not manage the allocation it points into.
 #[repr(transparent)]
 pub struct PerCpuPtr<T>(*mut MaybeUninit<T>);
@@ -95,10 +98,12 @@ impl<T> PerCpuPtr<T> {
     ///
     /// # Safety
     ///
-    /// - No other reference to the current CPU's location exists for as long as the returned
-    ///   one is used;
+    /// For as long as the returned reference is used:
+    ///
+    /// - nothing else accesses the current CPU's location (no other reference, C code, nor a
+    ///   pointer from [`PerCpuPtr::get_remote_ptr`] on another CPU);
     /// - `self` points into a live per-CPU allocation, sized and aligned for a `T`;
-    /// - preemption is disabled for as long as the returned reference is used.
+    /// - preemption is disabled.
     #[inline]
     #[expect(clippy::mut_from_ref)]
     pub unsafe fn get_mut_ref(&self) -> &mut MaybeUninit<T> {
@@ -112,10 +117,12 @@ impl<T> PerCpuPtr<T> {
     ///
     /// # Safety
     ///
-    /// - No mutable reference to the current CPU's location exists for as long as the returned
-    ///   one is used;
+    /// For as long as the returned reference is used:
+    ///
+    /// - nothing writes the current CPU's location but through interior mutability of `T`
+    ///   (no mutable reference, C code, nor a pointer from [`PerCpuPtr::get_remote_ptr`]);
     /// - `self` points into a live per-CPU allocation, sized and aligned for a `T`;
-    /// - preemption is disabled for as long as the returned reference is used.
+    /// - preemption is disabled.
     #[inline]
     pub unsafe fn get_ref(&self) -> &MaybeUninit<T> {
         // SAFETY: As for `get_mut_ref`, without the mutable alias.
@@ -135,7 +142,8 @@ impl<T> PerCpuPtr<T> {
     /// Returns a raw pointer to the memory location of `cpu`.
     ///
     /// The pointer is valid if `self` points into a live per-CPU allocation and `cpu` is a
-    /// possible CPU ([`cpu_possible`]).
+    /// possible CPU ([`cpu_possible`]). Using it races with the code that `cpu` runs, tokens
+    /// of the same variable included, unless the caller excludes that code.
     #[inline]
     pub fn get_remote_ptr(&self, cpu: CpuId) -> *mut MaybeUninit<T> {
         // SAFETY: `per_cpu_ptr()` only adds the per-CPU offset of `cpu`, which is below
@@ -148,8 +156,9 @@ impl<T> PerCpuPtr<T> {
 ///
 /// # Invariants
 ///
-/// The current CPU's location of `ptr` holds an initialised `T`, that nothing else references
-/// while this token exists; `_guard` keeps the task on that CPU.
+/// For `'a`, `ptr` points into a live allocation whose location on the current CPU holds an
+/// initialised `T`, that nothing else accesses while this token exists; `_guard` keeps the task
+/// on that CPU.
 pub struct PerCpuToken<'a, T> {
     _guard: CpuGuard,
     ptr: &'a PerCpuPtr<T>,
@@ -160,8 +169,9 @@ impl<'a, T> PerCpuToken<'a, T> {
     ///
     /// # Safety
     ///
-    /// `ptr` points into a live allocation, sized and aligned for a `T`, whose location on the
-    /// current CPU holds an initialised `T` that nothing else references while the token exists.
+    /// For `'a`, `ptr` points into a live allocation, sized and aligned for a `T`, whose location
+    /// on the current CPU holds an initialised `T` that nothing else accesses while the token
+    /// exists.
     #[inline]
     pub unsafe fn new(guard: CpuGuard, ptr: &'a PerCpuPtr<T>) -> PerCpuToken<'a, T> {
         // INVARIANT: By the safety requirements; `guard` keeps the task on this CPU.
@@ -175,10 +185,12 @@ impl<'a, T> PerCpuToken<'a, T> {
     where
         U: FnOnce(&mut T) -> V,
     {
-        // SAFETY: By the type invariants, the location is initialised, live, this CPU's while
-        // the guard lives, and referenced by nothing else; `&mut self` keeps this the only
-        // reference made through the token.
-        func(unsafe { self.ptr.get_mut_ref().assume_init_mut() })
+        // SAFETY: By the type invariants, the location is live, this CPU's while the guard
+        // lives, and accessed by nothing else; `&mut self` keeps this the only reference made
+        // through the token.
+        let slot = unsafe { self.ptr.get_mut_ref() };
+        // SAFETY: By the type invariants, the location holds an initialised `T`.
+        func(unsafe { slot.assume_init_mut() })
     }
 }
 
@@ -186,8 +198,9 @@ impl<'a, T> PerCpuToken<'a, T> {
 ///
 /// # Invariants
 ///
-/// The current CPU's location of `ptr` holds an initialised `T`, which nothing references
-/// mutably; `_guard` keeps the task on that CPU.
+/// For `'a`, `ptr` points into a live allocation whose location on the current CPU holds an
+/// initialised `T`, which nothing writes but through interior mutability of `T`; `_guard`
+/// keeps the task on that CPU.
 pub struct CheckedPerCpuToken<'a, T> {
     _guard: CpuGuard,
     ptr: &'a PerCpuPtr<T>,
@@ -198,9 +211,9 @@ impl<'a, T> CheckedPerCpuToken<'a, T> {
     ///
     /// # Safety
     ///
-    /// `ptr` points into a live allocation, sized and aligned for a `T`, whose location on the
-    /// current CPU holds an initialised `T` that nothing references mutably while the token
-    /// exists.
+    /// For `'a`, `ptr` points into a live allocation, sized and aligned for a `T`, whose location
+    /// on the current CPU holds an initialised `T` that nothing writes while the token exists
+    /// but through interior mutability of `T`.
     #[inline]
     pub unsafe fn new(guard: CpuGuard, ptr: &'a PerCpuPtr<T>) -> CheckedPerCpuToken<'a, T> {
         // INVARIANT: By the safety requirements; `guard` keeps the task on this CPU.
@@ -214,9 +227,11 @@ impl<'a, T> CheckedPerCpuToken<'a, T> {
     where
         U: FnOnce(&T) -> V,
     {
-        // SAFETY: By the type invariants, the location is initialised, live, this CPU's while
-        // the guard lives, and not referenced mutably.
-        func(unsafe { self.ptr.get_ref().assume_init_ref() })
+        // SAFETY: By the type invariants, the location is live, this CPU's while the guard
+        // lives, and written only through interior mutability of `T`.
+        let slot = unsafe { self.ptr.get_ref() };
+        // SAFETY: By the type invariants, the location holds an initialised `T`.
+        func(unsafe { slot.assume_init_ref() })
     }
 }
 

@@ -67,8 +67,8 @@ const IRQ: usize = PutContext::HardIrq as usize;
 ///   [`Cacheable::revive`] leaves it valid for [`Cacheable::release`] and for being handed out
 ///   again by [`PerCpuCache::alloc`];
 /// - [`Cacheable::release`] frees the object, in any context the cache calls it from: task, hard
-///   or soft interrupt context, with preemption disabled or not. Never from an NMI: the cache
-///   leaks an object put back there rather than free it (see [`PerCpuCache::put`]);
+///   or soft interrupt context, with preemption disabled or not. Never from an NMI: a
+///   [`CacheBox`] dropped there, as by a put from an NMI, leaks its object rather than free it;
 /// - none of them allocates from or puts into, drains or destroys a [`PerCpuCache`] of `Self`:
 ///   the cache calls [`Cacheable::next`], [`Cacheable::set_next`], [`Cacheable::retire`] and
 ///   [`Cacheable::revive`] while it works on a list, and a cache re-entered there would find the
@@ -132,6 +132,9 @@ pub unsafe trait Cacheable: Sized + Send {
 /// Unique ownership of an object that can go into a [`PerCpuCache`]; dropping it frees the
 /// object with [`Cacheable::release`].
 ///
+/// Except in an NMI, where nothing that frees memory may run ([`Cacheable::release`] need not
+/// be NMI-safe): dropped there, it leaks the object, with a warning the first time.
+///
 /// Its foreign form ([`ForeignOwnable`]) is the address of the object, so that C code that hands
 /// objects in and out as pointers to their C type can use it as such.
 ///
@@ -173,7 +176,12 @@ impl<T: Cacheable> CacheBox<T> {
 impl<T: Cacheable> Drop for CacheBox<T> {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: By the type invariants, we own the object, and give it up here.
+        if context::in_nmi() {
+            leak_from_nmi();
+            return;
+        }
+        // SAFETY: By the type invariants, we own the object, and give it up here, not in an
+        // NMI.
         unsafe { T::release(self.ptr) };
     }
 }
@@ -195,9 +203,11 @@ impl<T: Cacheable + 'static> ForeignOwnable for CacheBox<T> {
 
     #[inline]
     unsafe fn from_foreign(ptr: *const c_void) -> Self {
-        // SAFETY: By the safety requirements, `ptr` came from `into_foreign`, so it is the
-        // non-null address of a valid `T`, whose ownership comes back.
-        unsafe { Self::from_raw(NonNull::new_unchecked(ptr.cast::<T>().cast_mut())) }
+        // SAFETY: By the safety requirements, `ptr` came from `into_foreign`, so it is not null.
+        let ptr = unsafe { NonNull::new_unchecked(ptr.cast::<T>().cast_mut()) };
+        // SAFETY: By the safety requirements, `ptr` is the address of a valid `T`, whose
+        // ownership comes back.
+        unsafe { Self::from_raw(ptr) }
     }
 }
 
@@ -524,18 +534,17 @@ impl<T: Cacheable> Slot<T> {
     }
 }
 
-/// Leaks `obj`, put back from an NMI, and warns the first time.
+/// Warns, the first time, that an object dropped in an NMI is leaked.
 ///
 /// Out of line: `#[cold]` alone lets LLVM inline the `printk` call into
 /// [`PerCpuCache::put`], which makes the put path of every caller larger.
 #[cold]
 #[inline(never)]
-fn leak_from_nmi<T: Cacheable>(obj: CacheBox<T>) {
+fn leak_from_nmi() {
     static WARNED: AtomicBool = AtomicBool::new(false);
 
-    mem::forget(obj);
     if !WARNED.swap(true, Relaxed) {
-        crate::pr_warn!("percpu_cache: leaking an object put back from an NMI\n");
+        crate::pr_warn!("percpu_cache: leaking an object dropped in an NMI\n");
     }
 }
 
@@ -659,10 +668,12 @@ impl<T: Cacheable> PerCpuCache<T> {
     /// Returns the slot of the CPU that `_guard` keeps the caller on.
     #[inline]
     fn this_slot<'a>(&'a self, _guard: &'a CpuGuard) -> &'a Slot<T> {
-        // SAFETY: The allocation is live for `'a`, and holds a valid slot on every possible CPU
-        // (type invariants), of which only shared references are made; the guard keeps
-        // preemption disabled for `'a`, so the slot stays this CPU's.
-        unsafe { self.slots.ptr().get_ref().assume_init_ref() }
+        // SAFETY: The allocation is live for `'a`; nothing writes a slot but through its
+        // `UnsafeCell`s and atomics (no `&mut Slot` is ever made); the guard keeps preemption
+        // disabled for `'a`, so the location stays this CPU's.
+        let slot = unsafe { self.slots.ptr().get_ref() };
+        // SAFETY: Every possible CPU's location holds a valid slot (type invariants).
+        unsafe { slot.assume_init_ref() }
     }
 
     /// Returns the slot of `cpu`, or [`None`] if it is not a possible CPU.
@@ -671,9 +682,12 @@ impl<T: Cacheable> PerCpuCache<T> {
         if !cpu_possible(cpu) {
             return None;
         }
-        // SAFETY: `cpu` is possible, so its location is a valid slot (type invariants), that
-        // lives as long as the allocation; only shared references to slots are made.
-        Some(unsafe { (*self.slots.ptr().get_remote_ptr(cpu)).assume_init_ref() })
+        // SAFETY: `cpu` is possible, so the pointer is valid for as long as the allocation
+        // lives; nothing writes a slot but through its `UnsafeCell`s and atomics (no
+        // `&mut Slot` is ever made).
+        let slot = unsafe { &*self.slots.ptr().get_remote_ptr(cpu) };
+        // SAFETY: Every possible CPU's location holds a valid slot (type invariants).
+        Some(unsafe { slot.assume_init_ref() })
     }
 
     /// Takes an object from the current CPU's task list, first moving the hard-IRQ list there if
@@ -793,13 +807,10 @@ impl<T: Cacheable> PerCpuCache<T> {
         } else {
             slot.count_any(Stat::FreeOther);
         }
-        // Preemption back on before the object is freed, as in C.
+        // Preemption back on before the object is freed, as in C; in an NMI it is leaked
+        // instead (`CacheBox`).
         drop(guard);
-        if context::in_nmi() {
-            leak_from_nmi(obj);
-        } else {
-            drop(obj);
-        }
+        drop(obj);
     }
 
     /// Frees every object on the lists of `cpu`, and returns how many: the CPU-hotplug dead
@@ -942,15 +953,15 @@ pub const fn same_layout<T: ForeignCacheable>() -> bool {
 /// `item` names the [`ForeignCacheable`] type, whose C type the functions take and return;
 /// `handle` is the opaque C type of the cache, which C keeps as a `handle *`: the cache's foreign
 /// form ([`ForeignOwnable`]). The functions that use the cache without freeing it borrow it for
-/// the call ([`ForeignOwnable::borrow`]); objects cross as their [`CacheBox`]'s foreign form, the
-/// object's address. The functions, for the names given:
+/// the call ([`ForeignOwnable::borrow`]); objects cross as their address, which is their
+/// [`CacheBox`]'s foreign form. The functions, for the names given:
 ///
 /// - `new() -> *mut handle`: an empty cache, or NULL if out of memory;
 /// - `free(cache) -> c_ulong`: [`PerCpuCache::destroy`]; nothing, and 0, for NULL;
 /// - `alloc(cache) -> *mut C`: [`PerCpuCache::alloc_in_task`], or NULL;
 /// - `put(cache, *mut C)`: [`PerCpuCache::put`];
 /// - `drain_cpu(cache, cpu) -> c_uint`: [`PerCpuCache::drain_cpu`]; 0 for a `cpu` past
-///   `nr_cpu_ids`.
+///   `nr_cpu_ids` or not possible.
 ///
 /// Their safety requirements, which the C header must state, are those of the functions they
 /// call, and: the cache a function borrows is a non-NULL pointer from `new`, not freed while the
@@ -961,6 +972,10 @@ pub const fn same_layout<T: ForeignCacheable>() -> bool {
 /// (see `BITCODE_LINK_` in `scripts/Makefile.build`), they inline into it as static C functions
 /// would, whatever the differences between the attributes of C and Rust functions that keep
 /// LLVM from inlining across languages otherwise (see `__rust_helper`).
+///
+/// The names are defined unmangled (`#[no_mangle]`), as C needs them: each must be new. The
+/// name of an existing function would replace it for the code it is linked with, as
+/// `#[no_mangle]` does anywhere; Rust 2024 makes that attribute `unsafe` for this reason.
 #[macro_export]
 macro_rules! percpu_cache_export_c {
     (
@@ -1043,9 +1058,12 @@ macro_rules! percpu_cache_export_c {
             };
             // SAFETY: As in `alloc`.
             let cache = unsafe { PerCpuCache::<$item>::borrow(cache.cast_const().cast()) };
-            // SAFETY: By the safety requirements, `obj` is a valid object, ours to give, and an
-            // `$item` too (`ForeignCacheable`): the foreign form of a `CacheBox` of it.
-            cache.put(unsafe { CacheBox::<$item>::from_foreign(obj.cast_const().cast()) });
+            // SAFETY: By the safety requirements, `obj` is a valid object, so not null.
+            let obj = unsafe { ::core::ptr::NonNull::new_unchecked(obj.cast::<$item>()) };
+            // SAFETY: By the safety requirements, `obj` is ours to give, and an `$item` too
+            // (`ForeignCacheable`). It may not come from `into_foreign` (C allocates objects of
+            // its own), so it is taken with `from_raw`.
+            cache.put(unsafe { CacheBox::from_raw(obj) });
         }
 
         /// Frees every object cached on `cpu`; returns how many.

@@ -7,8 +7,8 @@
  *
  * A cache is a per-CPU allocation that C owns as an opaque pointer (in
  * bio_set::cache: the Rust cache's foreign form). The functions that use a
- * cache without freeing it borrow it for the call: it must not be NULL, and
- * not be freed until they return.
+ * cache without freeing it borrow it for the call: it must be a non-NULL
+ * pointer from bio_cache_rust_new(), not freed until they return.
  */
 #ifndef _LINUX_BIO_CACHE_RUST_H
 #define _LINUX_BIO_CACHE_RUST_H

@@ -9,8 +9,9 @@ use super::{
 use crate::{alloc::Flags, bindings, cpu::CpuId, init::Zeroable, sync::Arc};
 use core::{marker::PhantomData, mem, mem::MaybeUninit};
 
-/// `PCPU_MIN_UNIT_SIZE` of `include/linux/percpu.h` on 4 KiB pages: the largest per-CPU object.
-const PCPU_MIN_UNIT_SIZE: usize = 32 << 10;
+/// `PCPU_MIN_UNIT_SIZE` of `include/linux/percpu.h`, `PFN_ALIGN(32 << 10)`: the largest per-CPU
+/// object.
+const PCPU_MIN_UNIT_SIZE: usize = (32usize << 10).next_multiple_of(crate::page::PAGE_SIZE);
 
 /// A dynamic allocation of per-CPU memory for a `T`, from `alloc_percpu()`; dropping it calls
 /// `free_percpu()`.
@@ -79,8 +80,10 @@ impl<T> PerCpuAllocation<T> {
     ///
     /// # Safety
     ///
-    /// `ptr` was returned by [`PerCpuAllocation::into_raw`] for the same `T`, and nothing else
-    /// owns it.
+    /// `ptr` was returned by [`PerCpuAllocation::into_raw`] for the same `T`, and either nothing
+    /// else owns it, or the value made is never dropped (it is kept in a
+    /// [`core::mem::ManuallyDrop`], say, to borrow an allocation that something else owns) and
+    /// not used once the allocation is freed.
     #[inline]
     pub unsafe fn from_raw(ptr: *mut MaybeUninit<T>) -> Self {
         // INVARIANT: By the safety requirements, `ptr` is a per-CPU allocation for a `T` that
@@ -115,6 +118,10 @@ impl<T> Drop for PerCpuAllocation<T> {
 ///
 /// Clones share the variable; the last one to go drops every CPU's value and frees the memory.
 ///
+/// Through its [`Arc`], a `DynamicPerCpu<T>` is [`Send`] and [`Sync`] only where `T` is both:
+/// the interior mutable types of [`InteriorMutable`] are not [`Sync`], so a variable of one of
+/// them stays with the thread that made it.
+///
 /// # Examples
 ///
 /// ```
@@ -122,17 +129,25 @@ impl<T> Drop for PerCpuAllocation<T> {
 /// use kernel::percpu::{cpu_guard::CpuGuard, CheckedPerCpu, DynamicPerCpu, PerCpu};
 ///
 /// let mut pcpu: DynamicPerCpu<u64> = DynamicPerCpu::new_zero(GFP_KERNEL).ok_or(ENOMEM)?;
+/// // Stay on this CPU (after allocating: that may sleep), so that the value read back is the
+/// // one written.
+/// let pin = CpuGuard::new();
 /// // SAFETY: No other token of `pcpu` exists: nothing else has it.
 /// unsafe { pcpu.get_mut(CpuGuard::new()) }.with(|val| *val = 42);
 /// // SAFETY: As above.
 /// assert_eq!(unsafe { pcpu.get_mut(CpuGuard::new()) }.with(|val| *val), 42);
+/// drop(pin);
 ///
 /// let hits: DynamicPerCpu<Cell<u32>> =
 ///     DynamicPerCpu::new_from(|cpu| Cell::new(cpu.as_u32()), GFP_KERNEL).ok_or(ENOMEM)?;
 /// hits.get(CpuGuard::new()).with(|h| h.set(h.get() + 100));
 /// let sum: u32 = kernel::percpu::possible_cpus()
-///     // SAFETY: `cpu` is possible; no token of `hits` exists any more.
-///     .map(|cpu| unsafe { (*hits.get_remote_ptr(cpu)).assume_init_ref() }.get())
+///     .map(|cpu| {
+///         // SAFETY: `cpu` is possible, and `hits` lives: the pointer is valid.
+///         let value = unsafe { &*hits.get_remote_ptr(cpu) };
+///         // SAFETY: Every CPU's value is initialised; no token of `hits` exists any more.
+///         unsafe { value.assume_init_ref() }.get()
+///     })
 ///     .sum();
 /// assert_eq!(sum, kernel::percpu::possible_cpus().map(|c| c.as_u32()).sum::<u32>() + 100);
 /// # Ok::<(), Error>(())
@@ -148,7 +163,7 @@ pub struct DynamicPerCpu<T> {
     ptr: PerCpuPtr<T>,
 }
 
-impl<T> Clone for DynamicPerCpu<T> {
+impl<T: Clone> Clone for DynamicPerCpu<T> {
     fn clone(&self) -> Self {
         Self {
             alloc: self.alloc.clone(),
@@ -192,9 +207,10 @@ impl<T> DynamicPerCpu<T> {
         let ptr = *alloc.ptr();
         let alloc = Arc::new(alloc, flags).ok()?;
         for cpu in possible_cpus() {
+            let value = initer(cpu);
             // SAFETY: The allocation is live and sized and aligned for a `T`, `cpu` is possible,
             // and nothing else has the allocation yet: the location is ours to write.
-            unsafe { (*ptr.get_remote_ptr(cpu)).write(initer(cpu)) };
+            unsafe { (*ptr.get_remote_ptr(cpu)).write(value) };
         }
         // INVARIANT: Every possible CPU's location was written above.
         Some(Self {
@@ -204,7 +220,9 @@ impl<T> DynamicPerCpu<T> {
     }
 
     /// Returns a raw pointer to the value of `cpu`, valid while `self` lives if `cpu` is
-    /// possible ([`super::cpu_possible`]).
+    /// possible ([`super::cpu_possible`]): to read every CPU's value, for example. Using it
+    /// races with the code that `cpu` runs, tokens of the variable included, unless the caller
+    /// excludes that code.
     #[inline]
     pub fn get_remote_ptr(&self, cpu: CpuId) -> *mut MaybeUninit<T> {
         self.ptr.get_remote_ptr(cpu)
@@ -236,10 +254,12 @@ impl<T> Drop for DynamicPerCpu<T> {
         let alloc = unsafe { self.alloc.take().unwrap_unchecked() };
         if let Some(unique) = alloc.into_unique_or_drop() {
             for cpu in possible_cpus() {
-                // SAFETY: This was the last clone: nothing else references the values, and
-                // every possible CPU's location holds an initialised `T` (type invariants),
-                // dropped once, here, before the allocation is freed.
-                unsafe { (*unique.ptr().get_remote_ptr(cpu)).assume_init_drop() };
+                // SAFETY: `cpu` is possible and the allocation lives until `unique` goes; this
+                // was the last clone, so nothing else accesses the values.
+                let value = unsafe { &mut *unique.ptr().get_remote_ptr(cpu) };
+                // SAFETY: Every possible CPU's location holds an initialised `T` (type
+                // invariants), dropped once, here, before the allocation is freed.
+                unsafe { value.assume_init_drop() };
             }
         }
     }
