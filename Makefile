@@ -84,7 +84,7 @@ kunit: deps tree
 # C) c, incrementally in $(BUILD)/bisect: "N of N patches build". Not part
 # of make test (about an hour and a half from cold folders; see README.md).
 bisect: deps tree
-	@$(S)/bisect.sh $(FIRST)
+	@$(S)/bisect.sh $(or $(FIRST),1) $(LAST)
 
 # checkpatch --strict, rustfmt, clippy, rustdoc and git am of the series
 # (part of `make test`).
@@ -165,7 +165,7 @@ help:
 	@echo 'make mutants       the historical bugs put back one at a time, each caught? (M=a,b: only those)'
 	@echo 'make kunit         the KUnit suite through kunit.py and block/.kunitconfig (VARIANT=c|rust)'
 	@echo 'make check         checkpatch, rustfmt, clippy, rustdoc, git am of the series'
-	@echo 'make bisect        build rust (and c) at every patch of the series (FIRST=k: from patch k)'
+	@echo 'make bisect        build rust (and c) at every patch of the series (FIRST=k, LAST=m: patches k..m)'
 	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
 	@echo 'make bench         guest instructions per IO and per alloc+put, C vs Rust vs off'
 	@echo 'make codegen       the machine code of both caches, path by path, and bloat-o-meter'

@@ -13,7 +13,13 @@
 # patch is built as the c variant without Rust, as a bisection with these
 # tools meets it. Last line: "N of N patches build".
 #
-#   scripts/bisect.sh [FIRST]     start at patch FIRST (default 1)
+# Each step is recorded with its patch's content key (scripts/serieskeys.py),
+# and $BUILD/bisect/bisect.meta.json is rewritten after every step: a run
+# over part of the series (FIRST, LAST), or one stopped half-way, records
+# what it built, and scripts/record.sh bisect merges it with earlier runs.
+# The docs count a patch as building only while its key is unchanged.
+#
+#   scripts/bisect.sh [FIRST [LAST]]    patches FIRST..LAST (default 1..N)
 . "$(dirname "$0")/lib.sh"
 
 first=${1:-1}
@@ -24,7 +30,15 @@ BL=$BUILD/bisect/logs
 git -C "$SRC" rev-parse -q --verify series > /dev/null ||
 	die "no branch 'series' in $SRC: run scripts/prepare-tree.sh (make tree) first"
 n=$(git -C "$SRC" rev-list --count base..series)
+last=${2:-$n}
 [ "$first" -ge 1 ] && [ "$first" -le "$n" ] || die "FIRST must be 1..$n"
+[ "$last" -ge "$first" ] && [ "$last" -le "$n" ] || die "LAST must be $first..$n"
+# The content key of each patch; the tree must hold the series of patches/.
+mapfile -t keys < <(python3 "$TOP/scripts/serieskeys.py" | cut -f3)
+[ "${#keys[@]}" = "$n" ] ||
+	die "$SRC has $n patches on base, patches/series ${#keys[@]}: run make tree first"
+[ "$(git -C "$SRC" rev-parse series)" = "$(cat "$SRC/.git/biocache-applied" 2>/dev/null)" ] ||
+	die "the branch 'series' of $SRC is not patches/ as applied: run make reset-tree first"
 
 if [ ! -e "$WT/.git" ]; then
 	mkdir -p "$BUILD/bisect"
@@ -47,9 +61,21 @@ touches_c() {
 		grep -qE '\.(c|h|S|lds)$|(^|/)(Kconfig[^/]*|Makefile[^/]*|Kbuild)$|^scripts/|\.kunitconfig$'
 }
 
-msg "Building the series at each of its $n patches (rust; c where a patch touches C)"
+range=""
+[ "$first" = 1 ] && [ "$last" = "$n" ] || range=" FIRST=$first LAST=$last"
+command="make bisect$range"
+# The run's provenance, with its result so far: rewritten after each step.
+write_meta() {
+	local result="$built of $((k - first + 1)) patches build"
+	[ "$k" = "$last" ] || result+=" (stopped after patch $k of $first-$last)"
+	meta_json "$BUILD/bisect/bisect.meta.json" "$command" $((SECONDS - start)) \
+		"result=$result" "o_folders=$kept" "first=$first" "last=$k" "patches=$n"
+}
+rm -f "$BUILD/bisect/bisect.meta.json"
+
+msg "Building the series at patches $first-$last of $n (rust; c where a patch touches C)"
 start=$SECONDS built=0 failed=()
-for ((k = first; k <= n; k++)); do
+for ((k = first; k <= last; k++)); do
 	commit=$(git -C "$SRC" rev-parse "series~$((n - k))")
 	subject=$(git -C "$SRC" log -1 --format=%s "$commit")
 	git -C "$WT" checkout -q --detach --force "$commit" ||
@@ -77,19 +103,19 @@ for ((k = first; k <= n; k++)); do
 		fi
 	done
 	printf '    %2d/%d %-62.62s%s\n' "$k" "$n" "$subject" "$line" >&2
-	printf '%d\t%s\t%s\n' "$k" "$subject" "${line# }" >> "$BUILD/bisect/steps.tsv"
 	if [ "$ok" = 1 ]; then
 		built=$((built + 1))
 	else
 		failed+=("$k")
 	fi
+	# For scripts/record.sh bisect: a row per patch, and the provenance.
+	printf '%d\t%s\t%s\t%s\t%s\n' "$k" "$subject" "${keys[k - 1]}" "$ok" "${line# }" \
+		>> "$BUILD/bisect/steps.tsv"
+	write_meta
 done
+k=$last
 rm -f "$BL/step.out" "$BL/rustavailable.out"
-info "$(((SECONDS - start) / 60)) min for patches $first-$n"
+info "$(((SECONDS - start) / 60)) min for patches $first-$last"
 [ "${#failed[@]}" = 0 ] || info "patches that do not build: ${failed[*]}"
-result="$built of $((n - first + 1)) patches build"
-# For scripts/record.sh bisect: the provenance, and a row per patch.
-meta_json "$BUILD/bisect/bisect.meta.json" "make bisect${1:+ FIRST=$first}" $((SECONDS - start)) \
-	"result=$result" "o_folders=$kept"
-echo "$result"
+echo "$built of $((last - first + 1)) patches build"
 [ "${#failed[@]}" = 0 ]
