@@ -81,8 +81,9 @@ kunit: deps tree
 	@$(S)/kunit.sh $(if $(filter c,$(VARIANT)),c,rust)
 
 # The series built at each of its patches, rust and (where a patch touches
-# C) c, incrementally in $(BUILD)/bisect: "N of N patches build". Not part
-# of make test (about an hour and a half from cold folders; see README.md).
+# C) c, incrementally in $(BUILD)/bisect: "N of N patches build"; FIRST=k
+# and LAST=m for patches k..m. Not part of make test: from cold folders it
+# takes hours (docs/testing.md#make-bisect, with each recorded run's time).
 bisect: deps tree
 	@$(S)/bisect.sh $(or $(FIRST),1) $(LAST)
 

@@ -8,7 +8,8 @@
 #
 # The run must be done: make bench, make bench DISTRO=1, make codegen
 # [DISTRO=1], make mutants, make bisect or make soak VARIANT=... leave their results
-# under $BUILD. A run made in a tree with changes that are not committed
+# under $BUILD (make bisect records each step as it goes: a run stopped
+# half-way records the patches it built, and says where it stopped). A run made in a tree with changes that are not committed
 # says so ("-dirty" after its commit); commit the results with the docs they
 # rendered.
 . "$(dirname "$0")/lib.sh"
@@ -41,13 +42,25 @@ mutants)
 	cp "$BUILD/mutants/mutants.json" "$TOP/results/mutants.json"
 	;;
 bisect)
+	# Merged with the runs recorded before: a patch's row is replaced by
+	# the newest run that built it, and runs no row comes from are dropped.
 	need "$BUILD/bisect/bisect.meta.json" "$BUILD/bisect/steps.tsv"
 	python3 - "$BUILD/bisect/bisect.meta.json" "$BUILD/bisect/steps.tsv" "$TOP/results/bisect.json" <<-'PY'
-		import json, sys
+		import json, os, sys
 		meta, steps, out = sys.argv[1:]
-		rows = [dict(zip(("patch", "subject", "builds"), line.rstrip("\n").split("\t")))
-		        for line in open(steps)]
-		json.dump({"meta": json.load(open(meta)), "steps": rows}, open(out, "w"), indent=1)
+		old = json.load(open(out)) if os.path.exists(out) else {"runs": [], "steps": []}
+		runs = old["runs"] + [json.load(open(meta))]
+		rows = {r["patch"]: r for r in old["steps"]}
+		for line in open(steps):
+		    k, subject, key, ok, builds = line.rstrip("\n").split("\t")
+		    rows[int(k)] = {"patch": int(k), "subject": subject, "key": key,
+		                    "ok": ok == "1", "builds": builds, "run": len(runs) - 1}
+		used = sorted({r["run"] for r in rows.values()})
+		index = {old_i: new_i for new_i, old_i in enumerate(used)}
+		for r in rows.values():
+		    r["run"] = index[r["run"]]
+		json.dump({"runs": [runs[i] for i in used], "steps": [rows[k] for k in sorted(rows)]},
+		          open(out, "w"), indent=1)
 		PY
 	;;
 soak)

@@ -331,9 +331,10 @@ def render_ci_times(_):
                      d["summary"].split(";")[0], f"{d['baseline']['commit']}, {d['baseline']['date']}"])
     d = load("bisect.json")
     if d:
-        m = d["meta"]
-        rows.append([f"`{m['command']}` ({m['o_folders']} O= folders), {len(d['steps'])} patches",
-                     fmt_secs(m["seconds"]), m["result"], f"{m['commit']}, {m['date']}"])
+        for m in d["runs"]:
+            rows.append([f"`{m['command']}` ({m['o_folders']} O= folders), patches"
+                         f" {m['first']}-{m['last']}",
+                         fmt_secs(m["seconds"]), m["result"], f"{m['commit']}, {m['date']}"])
     for p in sorted(glob.glob(os.path.join(RESULTS, "soak-*.json"))):
         r = json.load(open(p))
         rows.append([f"`{r['command']}` (kernel built)", fmt_secs(r["wall_seconds"]),
@@ -345,14 +346,71 @@ def render_ci_times(_):
         " run (`results/`), its commit named.\n")
 
 
+def spans(numbers):
+    """1, 2, 3, 5 as "1-3, 5"."""
+    out, first = [], None
+    for i, n in enumerate(numbers):
+        if first is None:
+            first = n
+        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
+            out.append(f"{first}-{n}" if n != first else f"{n}")
+            first = None
+    return ", ".join(out)
+
+
+def patch_subject(name):
+    """The subject of patches/NAME, as git am reads it."""
+    subject, inside = "", False
+    with open(os.path.join(TOP, "patches", name)) as f:
+        for line in f:
+            if line.startswith("Subject: "):
+                subject, inside = line[len("Subject: "):].rstrip("\n"), True
+            elif inside and line.startswith((" ", "\t")):
+                subject += " " + line.strip()
+            elif inside:
+                break
+    return re.sub(r"^\[PATCH[^]]*\] *", "", subject)
+
+
 def render_bisect(_):
+    """A row per patch of the series as it is now: a recorded build counts
+    only while the patch's content key (scripts/serieskeys.py) is the one it
+    was built with."""
     d = load("bisect.json")
     if d is None:
         return missing("bisect", "make bisect")
-    rows = [[r["patch"], r["subject"].replace("|", "/"), r["builds"]] for r in d["steps"]]
-    out = table(["#", "patch", "what was built, how long"], rows)
-    out += f"\n{d['meta']['result']}.\n"
-    return out + provenance(d["meta"], "results/bisect.json")
+    sys.path.insert(0, os.path.join(TOP, "scripts"))
+    import serieskeys
+
+    recorded = {r["patch"]: r for r in d["steps"]}
+    series = serieskeys.keys(TOP)
+    rows, good, stale, unbuilt, failed = [], 0, [], [], []
+    for k, (name, key) in enumerate(series, 1):
+        r = recorded.get(k)
+        if r is None:
+            what, run = "not built yet", "-"
+            unbuilt.append(k)
+        elif r["key"] != key:
+            what, run = "changed since it was built", "-"
+            stale.append(k)
+        else:
+            what, run = r["builds"], chr(ord("a") + r["run"])
+            if r["ok"]:
+                good += 1
+            else:
+                failed.append(k)
+        rows.append([k, patch_subject(name).replace("|", "/"), what, run])
+    out = table(["#", "patch", "what was built, how long", "run"], rows)
+    out += f"\n{good} of {len(series)} patches build"
+    notes = [f"{what}: {spans(v)}" for v, what in (
+        (failed, "do not build"), (stale, "changed since they were built"),
+        (unbuilt, "not built yet")) if v]
+    out += f" ({'; '.join(notes)}).\n" if notes else ".\n"
+    out += "\nThe runs:\n\n"
+    for i, m in enumerate(d["runs"]):
+        out += (f"- {chr(ord('a') + i)}: `{m['command']}` at commit {m['commit']} ({m['date']},"
+                f" {fmt_secs(m['seconds'])}, {m['o_folders']} O= folders): {m['result']}.\n")
+    return out + "\nRecorded in `results/bisect.json` (`scripts/record.sh bisect`).\n"
 
 
 RENDER = {
