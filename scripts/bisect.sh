@@ -113,7 +113,6 @@ for ((k = first; k <= last; k++)); do
 		>> "$BUILD/bisect/steps.tsv"
 	write_meta
 done
-k=$last
 rm -f "$BL/step.out" "$BL/rustavailable.out"
 info "$(((SECONDS - start) / 60)) min for patches $first-$last"
 [ "${#failed[@]}" = 0 ] || info "patches that do not build: ${failed[*]}"

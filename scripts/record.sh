@@ -9,9 +9,9 @@
 # The run must be done: make bench, make bench DISTRO=1, make codegen
 # [DISTRO=1], make mutants, make bisect or make soak VARIANT=... leave their results
 # under $BUILD (make bisect records each step as it goes: a run stopped
-# half-way records the patches it built, and says where it stopped). A run made in a tree with changes that are not committed
-# says so ("-dirty" after its commit); commit the results with the docs they
-# rendered.
+# half-way records the patches it built, and says where it stopped). A run
+# made in a tree with changes that are not committed says so ("-dirty"
+# after its commit); commit the results with the docs they rendered.
 . "$(dirname "$0")/lib.sh"
 
 what=${1:?usage: record.sh bench|bench-distro|codegen|codegen-distro|mutants|bisect|soak VARIANT}
