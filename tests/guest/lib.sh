@@ -410,11 +410,38 @@ bio_slab_inuse() {
 # integrity profiles (CONFIG_BLK_DEV_INTEGRITY), also "bips=K": integrity
 # payloads from the bio_sets' pools (fs_bio_set's, for passthrough commands
 # with metadata), which a bio parked in the cache must no longer hold.
-bios_outside_cache() {
+#
+# The figure is a difference of counters read one after the other, so it is
+# only a count when no bio is allocated or freed meanwhile: a bio taken from
+# a cache between the slab count and the cache count, or one in flight
+# during the slab count, shows up as a bio outside the caches. A caller
+# makes sure its own IO is done (and that no file system is mounted: ext4's
+# lazyinit thread reads block bitmaps up to 5 s after a mount); the kernel's
+# own background IO is ruled out by reading the figure twice, with the
+# caches' statistics unchanged across both readings, and trying again a
+# second later if not (10 tries). A leak or a double free gives the same
+# figure twice; IO that never stops fails with both readings.
+bios_outside_cache_once() {
 	local bips=""
 	[ ! -d /sys/kernel/slab/bio_integrity_payload ] ||
 		bips=" bips=$(slab_inuse bio_integrity_payload)"
 	echo "bios=$(($(bio_slab_inuse) - $(bios_cached))) biovecs=$(slab_inuse 'biovec-*')$bips"
+}
+
+bios_outside_cache() {
+	local try s0 s1 r1 r2
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		s0=$(cat "$CACHE_STATS")
+		r1=$(bios_outside_cache_once)
+		r2=$(bios_outside_cache_once)
+		s1=$(cat "$CACHE_STATS")
+		if [ "$r1" = "$r2" ] && [ "$s0" = "$s1" ]; then
+			echo "$r1"
+			return 0
+		fi
+		sleep 1
+	done
+	fail "bios outside the caches: no two readings agree in $try tries, IO in flight ('$r1', then '$r2')"
 }
 
 # karg NAME DEFAULT: biotest.NAME=value from the kernel command line.

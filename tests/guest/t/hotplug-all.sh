@@ -26,9 +26,10 @@ nullb_create hi queue_mode=2 submit_queues=1 poll_queues=0 irqmode=2 \
 nullb_create hs queue_mode=2 submit_queues=1 poll_queues=0 irqmode=1 \
 	memory_backed=1 size=16
 ext4_mkfs hf
+# counted with the file system not mounted, as at the end (bios_outside_cache)
+before=$(bios_outside_cache)
 mkdir -p /mnt/hf
 mount -t ext4 /dev/hf /mnt/hf || fail "cannot mount /dev/hf"
-before=$(bios_outside_cache)
 d0=$(($(cache_stat $FS_BIOSET all drain_hotplug) + $(cache_stat $DIO_BIOSET all drain_hotplug)))
 
 fwriter_start /mnt/hf

@@ -46,8 +46,6 @@ dm=$DM_DEV
 nullb_create fsq queue_mode=2 submit_queues=1 poll_queues=0 memory_backed=1 \
 	size=64 irqmode=2 completion_nsec=20000
 ext4_mkfs fsq
-mkdir -p /mnt/fsq
-mount -t ext4 /dev/fsq /mnt/fsq || fail "cannot mount /dev/fsq"
 nvme_find biocache1 1
 pt=$NVME_CHR
 nvme_find biocachemd 1
@@ -55,7 +53,10 @@ ptmd=$NVME_CHR
 rule=$(cache_rule)
 log "rule: $rule"
 
+# counted with the file system not mounted, as at the end (bios_outside_cache)
 before=$(bios_outside_cache)
+mkdir -p /mnt/fsq
+mount -t ext4 /dev/fsq /mnt/fsq || fail "cannot mount /dev/fsq"
 s0=$(cache_stat $DIO_BIOSET all splices)
 i0=$(cache_stat $DIO_BIOSET all put_irq)
 f0=$(cache_stat $DIO_BIOSET all free_other)
