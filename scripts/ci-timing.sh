@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# How long CI takes: `bash .ci/run` (make test) in a fresh clone of this
-# repository's HEAD, as CI runs it, recorded in results/ci-cold.json or
-# results/ci-warm.json with the commit, and rendered into the README.
+# How long the two commands of the README take: `bash .ci/run` (make test),
+# or `make`, in a fresh clone of this repository's HEAD, recorded in
+# results/ci-{cold,warm}.json or results/make-{cold,warm}.json with the
+# commit, and rendered into the README.
 #
-#   scripts/ci-timing.sh cold    with an empty ccache, as on a new machine
-#   scripts/ci-timing.sh warm    with this machine's ccache
+#   scripts/ci-timing.sh cold         bash .ci/run, with an empty ccache, as
+#                                     on a new machine
+#   scripts/ci-timing.sh warm         bash .ci/run, with this machine's ccache
+#   scripts/ci-timing.sh make-cold    make, likewise
+#   scripts/ci-timing.sh make-warm
 #
 # The clone builds everything in its own build folder (kernel tree, O=
 # folders), $CI_DIR (default /tmp/biocache-ci), removed first. Debian's
@@ -14,8 +18,12 @@
 # machine meanwhile: the time is the machine's, not the project's alone.
 . "$(dirname "$0")/lib.sh"
 
-kind=${1:?usage: ci-timing.sh cold|warm}
-case $kind in cold | warm) ;; *) die "ci-timing.sh: cold or warm, not '$kind'" ;; esac
+what=${1:?usage: ci-timing.sh cold|warm|make-cold|make-warm}
+case $what in
+cold | warm) kind=$what cmd=(bash .ci/run) name=ci ;;
+make-cold | make-warm) kind=${what#make-} cmd=(make) name=make ;;
+*) die "ci-timing.sh: cold, warm, make-cold or make-warm, not '$what'" ;;
+esac
 "$TOP/scripts/deps.sh"
 dir=${CI_DIR:-/tmp/biocache-ci}
 commit=$(provenance)
@@ -27,17 +35,26 @@ if [ "$kind" = cold ]; then
 	mkdir -p "$dir/ccache"
 	env=(CCACHE_DIR="$dir/ccache")
 fi
-msg "CI, $kind ccache: bash .ci/run in $dir/repo (log: $dir/ci.log)"
+log=$dir/$name.log
+msg "${cmd[*]}, $kind ccache, in $dir/repo (log: $log)"
 t0=$SECONDS rc=0
-(cd "$dir/repo" && env "${env[@]}" bash .ci/run) > "$dir/ci.log" 2>&1 || rc=$?
+(cd "$dir/repo" && env "${env[@]}" "${cmd[@]}") > "$log" 2>&1 || rc=$?
 secs=$((SECONDS - t0))
-result=$(tail -n 1 "$dir/ci.log")
-info "CI, $kind: $result, exit $rc, $((secs / 60))m$((secs % 60))s"
+if [ $name = ci ]; then
+	result=$(tail -n 1 "$log")
+elif [ $rc = 0 ]; then
+	# make's table is on stdout, each boot's verdict a line of its own.
+	result="$(grep -c '/workload: .*all passed' "$log") boots, workload passed"
+else
+	result="failed: $(grep -m1 '^error:' "$log" || tail -n 1 "$log")"
+fi
+info "${cmd[*]}, $kind: $result, exit $rc, $((secs / 60))m$((secs % 60))s"
 mkdir -p "$TOP/results"
-python3 - "$TOP/results/ci-$kind.json" "$commit" "$secs" "$result" "$rc" "$kind" <<'PY'
+python3 - "$TOP/results/$name-$kind.json" "$commit" "$secs" "$result" "$rc" "$kind" \
+	"${cmd[*]}" <<'PY'
 import json, sys, time
-out, commit, secs, result, rc, kind = sys.argv[1:]
-json.dump({"command": "bash .ci/run", "ccache": kind, "commit": commit,
+out, commit, secs, result, rc, kind, command = sys.argv[1:]
+json.dump({"command": command, "ccache": kind, "commit": commit,
            "date": time.strftime("%Y-%m-%d", time.gmtime()), "seconds": int(secs),
            "result": result, "exit": int(rc)}, open(out, "w"), indent=1)
 PY

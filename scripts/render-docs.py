@@ -311,7 +311,9 @@ def render_soak(_):
 
 def render_ci_times(_):
     rows = []
-    for name, what in (("ci-cold", "`bash .ci/run` (`make test`) in a fresh clone, empty ccache"),
+    for name, what in (("make-cold", "`make` in a fresh clone, empty ccache"),
+                       ("make-warm", "`make` in a fresh clone, warm ccache"),
+                       ("ci-cold", "`bash .ci/run` (`make test`) in a fresh clone, empty ccache"),
                        ("ci-warm", "`bash .ci/run` (`make test`) in a fresh clone, warm ccache")):
         d = load(f"{name}.json")
         if d:
