@@ -70,4 +70,4 @@ for poll in "" -p; do
 		fail "command flags did not get -EINVAL"
 done
 expect_eq "bio_sets with a cache" "$(cache_sets | wc -l)" 0
-expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches (before: $before)" "$before"

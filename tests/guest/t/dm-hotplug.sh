@@ -107,4 +107,4 @@ cache_check_bound $dev
 cache_check_balance $dev
 cache_check_balance $DIO_BIOSET
 dms remove $name || fail "dmsetup remove $name failed"
-expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches (before: $before)" "$before"

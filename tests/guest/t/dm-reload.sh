@@ -147,4 +147,4 @@ expect_eq "bios freed by the deferred removal of $dev (held: $held)" $(($(draine
 cache_has "$dev" && fail "$dev's bio_set is still listed after removal"
 
 cache_check_balance $DIO_BIOSET
-expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches (before: $before)" "$before"

@@ -42,4 +42,4 @@ for dev in e4 "$nv"; do
 	cache_check_balance $FS_BIOSET
 done
 kmemleak_scanning_stop
-expect_eq "bio and biovec objects outside the caches" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches" "$before"

@@ -132,4 +132,4 @@ uring-io -d /dev/fmr -o read -p -q 32 -c 8 -n 4000 > /dev/null || fail "polled r
 [ $(($(cache_stat $DIO_BIOSET all alloc_hit) - h0)) -ge 3900 ] || fail "the cache no longer serves polled reads"
 cache_check_balance $DIO_BIOSET
 dms remove bcfault || fail "dmsetup remove bcfault failed"
-expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches (before: $before)" "$before"

@@ -59,4 +59,4 @@ done
 d=$(($(cache_stat $FS_BIOSET all drain_hotplug) + $(cache_stat $DIO_BIOSET all drain_hotplug) - d0))
 log "hotplug drains: $d bios"
 [ "$d" -gt 0 ] || fail "no CPU death drained a bio"
-expect_eq "bio and biovec objects outside the caches" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches" "$before"

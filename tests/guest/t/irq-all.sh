@@ -59,4 +59,4 @@ expect_eq "$nv: puts" "$D_puts" "$FIO_IOS"
 [ "$D_put_irq" -gt 0 ] || fail "$nv: no bio was put in hard-IRQ context"
 cache_check_bound $DIO_BIOSET
 cache_check_balance $DIO_BIOSET
-expect_eq "bio and biovec objects outside the caches" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches" "$before"

@@ -101,5 +101,5 @@ workers_check
 cache_check_bound $DIO_BIOSET
 cache_check_balance $DIO_BIOSET
 cache_check_balance $FS_BIOSET
-expect_eq "bio, biovec and payload objects outside the caches (before: $before)" \
-	"$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio, biovec and payload objects outside the caches (before: $before)" \
+	"$before"

@@ -82,4 +82,4 @@ hits=$(($(cache_stat $FS_BIOSET all alloc_hit) - h0))
 [ "$hits" -ge 900 ] ||
 	fail "only $hits of 1000 passthrough reads hit $FS_BIOSET's cache after bad input"
 cache_check_balance $FS_BIOSET
-expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches (before: $before)" "$before"

@@ -49,8 +49,8 @@ for poll in -p ""; do
 	pt_reads_counted $cpu $chr $lba $n "$n reads with metadata${poll:+ (IOPOLL)}" \
 		-M 8 -r 8M $poll
 done
-expect_eq "bio, biovec and payload objects outside the caches after passthrough (before: $before)" \
-	"$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio, biovec and payload objects outside the caches after passthrough (before: $before)" \
+	"$before"
 
 # the block device, polled: bios with payloads of the block layer's
 polled_verify $blk -b 512 -B 16k -q 8 -r 2M
@@ -66,5 +66,5 @@ expect_eq "$DIO_BIOSET task puts for $n polled reads of $blk" $D_put_task $n
 cache_check_bound $FS_BIOSET
 cache_check_balance $FS_BIOSET
 cache_check_balance $DIO_BIOSET
-expect_eq "bio, biovec and payload objects outside the caches (before: $before)" \
-	"$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio, biovec and payload objects outside the caches (before: $before)" \
+	"$before"

@@ -49,5 +49,5 @@ done
 
 cache_check_bound $FS_BIOSET
 cache_check_balance $FS_BIOSET
-expect_eq "bio, biovec and payload objects outside the caches (before: $before)" \
-	"$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio, biovec and payload objects outside the caches (before: $before)" \
+	"$before"

@@ -77,4 +77,4 @@ pt_shape $chr $lba all -b 32k -X
 pt_shape $chr $lba all -b 4k -a 1
 pt_shape $chr $lba none -b 32k -a 1
 cache_check_balance $FS_BIOSET
-expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches (before: $before)" "$before"

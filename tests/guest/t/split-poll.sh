@@ -101,4 +101,4 @@ dms remove bcsplit || fail "dmsetup remove bcsplit failed"
 cache_check_bound $DIO_BIOSET
 cache_check_balance $DIO_BIOSET
 
-expect_eq "bio and biovec objects outside the caches (before: $before)" "$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio and biovec objects outside the caches (before: $before)" "$before"

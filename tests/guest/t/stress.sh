@@ -131,5 +131,5 @@ for b in $DIO_BIOSET $dm $FS_BIOSET; do
 	cache_check_bound $b
 	cache_check_balance $b
 done
-expect_eq "bio, biovec and payload objects outside the caches (before: $before)" \
-	"$(bios_outside_cache)" "$before"
+expect_bios_outside_cache "bio, biovec and payload objects outside the caches (before: $before)" \
+	"$before"
