@@ -37,3 +37,8 @@ for r in "${rows[@]}"; do
 		"${f[qd]}" "${f[batch]}" "${f[ios]}" "${f[iops]}" "$rate"
 	unset f
 done
+echo
+echo "The IOPS above are TCG's: they vary by tens of percent from one boot to the"
+echo "next with the host's load, so they do not compare the two caches. For that,"
+echo "make bench: guest instructions per IO under QEMU -icount, C against Rust"
+echo "against no cache (docs/results.md#make-bench)."
