@@ -158,24 +158,4 @@ distclean:
 	rm -rf $(BUILD)
 
 help:
-	@echo 'make               build c and rust, boot them, run the polled-IO workload'
-	@echo 'make test          the whole suite on c, rust and rust-debug; last line "N passed, N failed"'
-	@echo 'make test T=a,b    only tests a and b (tests/guest/t/*.sh); TEST_VARIANTS="c rust rust-debug"'
-	@echo 'make test-debug    the whole suite on c-debug (the C cache under KASAN, lockdep, kmemleak)'
-	@echo 'make soak          the stress test with CYCLES=$(CYCLES) CPU hotplug cycles (VARIANT=rust|c|rust-debug)'
-	@echo 'make mutants       the historical bugs put back one at a time, each caught? (M=a,b: only those)'
-	@echo 'make kunit         the KUnit suite through kunit.py and block/.kunitconfig (VARIANT=c|rust)'
-	@echo 'make check         checkpatch, rustfmt, clippy, rustdoc, git am of the series'
-	@echo 'make bisect        build rust (and c) at every patch of the series (FIRST=k, LAST=m: patches k..m)'
-	@echo 'make series        export the series with a cover letter to $(BUILD)/series'
-	@echo 'make bench         guest instructions per IO and per alloc+put, C vs Rust vs off'
-	@echo 'make codegen       the machine code of both caches, path by path, and bloat-o-meter'
-	@echo 'make docs          render the results tables of README.md and docs/ from results/'
-	@echo 'make test-distro   c-distro and rust-distro (Debian'"'"'s config): build, default-profile tests'
-	@echo '                   (make bench DISTRO=1, make codegen DISTRO=1: the same on those kernels)'
-	@echo 'make shell         interactive guest (VARIANT=rust|c)'
-	@echo 'make kernel-c|kernel-rust|kernel-c-debug|kernel-rust-debug|kernel-c-distro|...|kernels|initramfs|tree|deps'
-	@echo 'make reset-tree    discard edits in $(SRC), re-apply patches/series'
-	@echo 'make clean|distclean'
-	@echo 'Variables: BUILD=$(BUILD) VARIANTS="$(VARIANTS)" JOBS=$(JOBS) V=1 (whole console)'
-	@echo '           ACCEL=tcg|kvm|auto SMP=N'
+	@python3 $(S)/help.py
