@@ -24,7 +24,7 @@ TEST_VARIANTS ?= $(VARIANTS) rust-debug
 CYCLES ?= 10000
 JOBS ?= $(shell echo $$(($$(nproc) + 1)))
 
-export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP DISTRO
+export KVER BUILD SRC JOBS VARIANTS T V ACCEL SMP DISTRO FORCE
 
 S := $(CURDIR)/scripts
 comma := ,
@@ -32,7 +32,7 @@ comma := ,
 KERNEL_TARGETS := $(addprefix kernel-,c rust c-debug rust-debug c-bench rust-bench c-distro \
 	rust-distro c-distro-bench rust-distro-bench)
 
-.PHONY: all test test-debug soak mutants docs kunit check bisect series bench codegen deps tree kernels initramfs workload shell \
+.PHONY: export tree-exists all test test-debug soak mutants docs kunit check bisect series bench codegen deps tree kernels initramfs workload shell \
 	test-distro reset-tree clean distclean help $(KERNEL_TARGETS)
 
 all: deps tree kernels initramfs
@@ -143,6 +143,14 @@ workload:
 # An interactive guest: make shell VARIANT=c
 shell: kernel-$(VARIANT) initramfs
 	@$(S)/run-guest.sh -i -n shell $(VARIANT)
+
+# The commits on top of "base" in the kernel tree back into patches/ (and
+# the files of .files sidecars into rust/ and c-glue/).
+export: tree-exists
+	@$(S)/export-series.sh
+
+tree-exists:
+	@[ -d $(SRC)/.git ] || { echo "error: no kernel tree in $(SRC): run make tree" >&2; exit 1; }
 
 # Throw away local edits in the kernel tree and re-apply the series.
 reset-tree:

@@ -129,17 +129,28 @@ if [ "$head" = "$target" ] && git_src diff --quiet HEAD; then
 	exit 0
 fi
 
+# FORCE=1: build the tree as it is, edits and commits of its own included,
+# while they are being worked on (the series is not applied again).
+if [ "${FORCE:-0}" = 1 ]; then
+	info "tree: FORCE=1: $SRC as it is, not patches/series:" \
+		"$(git_src rev-list --count "$target..HEAD") commits of its own," \
+		"$(git_src diff --name-only HEAD | wc -l) files edited"
+	exit 0
+fi
+
 # Never throw away somebody's edits or commits in the tree.
 applied=$(cat "$SRC/.git/biocache-applied" 2>/dev/null || git_src rev-parse HEAD)
 if [ "$head" != "$applied" ]; then
 	git_src log --oneline "$applied..HEAD" | head -n 10 >&2
 	die "$SRC has commits (above) that are not in patches/; export them with" \
-		"scripts/export-series.sh, or drop them with 'make reset-tree'."
+		"'make export', build the tree as it is with FORCE=1, or drop them with" \
+		"'make reset-tree'."
 fi
 if ! git_src diff --quiet HEAD; then
 	git_src diff --stat HEAD | tail -n 20 >&2
-	die "$SRC has local changes (above); they would be lost. Turn them into a patch in" \
-		"patches/ (git -C $SRC format-patch), or discard them with 'make reset-tree'."
+	die "$SRC has local changes (above); they would be lost. Build the tree as it is" \
+		"with FORCE=1; commit them in $SRC and run 'make export' to turn them into" \
+		"patches/ (docs/hacking.md); or discard them with 'make reset-tree'."
 fi
 git_src reset -q --hard "$target"
 echo "$target" > "$SRC/.git/biocache-applied"
