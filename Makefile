@@ -113,11 +113,11 @@ bench: deps tree
 codegen: deps tree
 	@$(S)/codegen.sh
 
-# The results tables of README.md and docs/, rendered from results/ (which
-# scripts/record.sh fills from the runs above); make check fails if one
-# differs from its rendering.
+# The results tables of README.md and docs/, and the charts in docs/*.svg,
+# rendered from results/ (which scripts/record.sh fills from the runs
+# above); make check fails if one differs from its rendering.
 docs:
-	@python3 $(S)/render-docs.py
+	@python3 $(S)/render-docs.py && python3 $(S)/chart.py
 
 deps:
 	@$(S)/deps.sh

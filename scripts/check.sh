@@ -16,7 +16,8 @@
 #     build with it, and bio.o's debug info is sound
 #     (scripts/check-debuginfo.sh);
 #   - every results table in README.md and docs/ is its rendering from the
-#     committed results/ (scripts/render-docs.py --check), and the README
+#     committed results/ (scripts/render-docs.py --check), every chart in
+#     docs/ its drawing (scripts/chart.py --check), and the README
 #     stays a README (at most 350 lines).
 . "$(dirname "$0")/lib.sh"
 
@@ -36,6 +37,11 @@ else
 	echo "$out" > "$run/render-docs.log"
 	result "docs: every results table is its rendering from results/" \
 		"$(echo "$out" | sed -n 2p | sed 's/^ *//') and more ($run/render-docs.log)"
+fi
+if out=$(python3 "$TOP/scripts/chart.py" --check 2>&1); then
+	result "docs: every chart is its drawing from results/" ""
+else
+	result "docs: every chart is its drawing from results/" "$(echo "$out" | head -n 1)"
 fi
 lines=$(wc -l < "$TOP/README.md")
 result "docs: README.md at most 350 lines" "$([ "$lines" -le 350 ] || echo "$lines lines")"

@@ -58,5 +58,5 @@ json.dump({"command": command, "ccache": kind, "commit": commit,
            "date": time.strftime("%Y-%m-%d", time.gmtime()), "seconds": int(secs),
            "result": result, "exit": int(rc)}, open(out, "w"), indent=1)
 PY
-python3 "$TOP/scripts/render-docs.py"
+python3 "$TOP/scripts/render-docs.py" && python3 "$TOP/scripts/chart.py"
 exit "$rc"

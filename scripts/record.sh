@@ -71,4 +71,4 @@ soak)
 *) die "record.sh: nothing to record called '$what'" ;;
 esac
 info "recorded results/${what}${2:+-$2}.json"
-python3 "$TOP/scripts/render-docs.py"
+python3 "$TOP/scripts/render-docs.py" && python3 "$TOP/scripts/chart.py"
