@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# An invalid bio_alloc_cache= value is reported and ignored: the cache stays
-# on and serves polled IO.
+# An invalid bio_alloc_cache= value (bio_alloc_cache=maybe, the badparam
+# boot profile) is reported in dmesg and ignored: the cache stays on and
+# serves polled IO.
 # boot: badparam
 # debug: skip (a boot parameter's parsing: nothing for KASAN, lockdep or
 # kmemleak to watch)

@@ -3,6 +3,7 @@
 # could refuse to poll, so its table's bio_set gets the per-CPU cache (patch
 # 11 asks the table; 6.12 as released asked the queue), and dm completes
 # every clone with EIO in the submitter's context, before any device sees it.
+# Its io_poll is 1.
 #  - n polled reads: n EIOs to userspace, n cached allocations from dm's
 #    bio_set and n from the direct-IO bio_set, each put back on the task
 #    list (dm ends the clone in the submitting task); reads that are not
@@ -19,7 +20,8 @@
 #    again with pwrite(): a swap deadlocks on it, dm's suspend waiting for
 #    the stream's polled bios, which only the stream can complete by
 #    polling, while the stream waits in pwrite() for the resume.)
-# Removing the device frees its bio_set: its line goes.
+# Every bio_set involved balances. Removing the device frees its bio_set:
+# its line goes.
 . /tests/lib.sh
 
 EIO=5

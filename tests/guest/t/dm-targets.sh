@@ -7,8 +7,9 @@
 # polled null_blk whose other IO completes in hard IRQ (irqmode=2), each:
 #  - has io_poll 1, and its table's bio_set the per-CPU cache;
 #  - verifies IO completed by interrupt and IOPOLL IO of 512 B to 16 KiB
-#    (flakey: for 3 s across its up and down intervals, EIOs allowed and
-#    seen); polled IO must complete within 30 s (times the timeout scale):
+#    (flakey, up 1 s and down 1 s: for 3 s across its up and down
+#    intervals, EIOs allowed and seen; then a table that is only ever up);
+#    polled IO must complete within 30 s (times the timeout scale):
 #    through crypt it waited for null_blk's timeout and failed with
 #    ETIMEDOUT before patch 37;
 #  - N polled and N interrupt-driven reads: exactly N cached allocations
@@ -16,7 +17,7 @@
 #    puts of dm's bios (onto a list, or freed when the lists were full or
 #    outside task and hard-IRQ context): whichever context the target
 #    completes them in, each goes back once;
-#  - dm's bio_set balances.
+#  - dm's bio_set stays within the bound and balances.
 # The error target has a test of its own (dm-error).
 # boot: stress
 # timeout: 300

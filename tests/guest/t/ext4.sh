@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # ext4 under the default rule (bio_alloc_cache=on, 6.12's): its bios do not
-# ask for the cache, so none of them is cached. Buffered writes with fsync,
+# ask for the cache, so none of them is cached; debugfs reports the rule as
+# "rule: flagged". Buffered writes with fsync after each (journal commits),
 # O_DIRECT through io_uring (not polled), psync and libaio on a null_blk
-# with hard-IRQ completions: the files are intact after a remount, e2fsck
+# with hard-IRQ completions, each fio job verified (crc32c): every file's
+# checksum is the same after a remount, e2fsck
 # -fn is clean, and neither fs_bio_set's nor the direct-IO bio_set's cache
 # saw an allocation or a put.
 # timeout: 240

@@ -4,12 +4,13 @@
 #    over a null_blk with hrtimer completions;
 #  - verified O_DIRECT IO, not polled, on a null_blk with hrtimer
 #    completions and on one with softirq completions;
-# while every CPU but CPU0 goes offline and online. The file writer makes
+# while every CPU but CPU0 goes offline and online (biotest.hotplug_cycles,
+# default 10; a quarter of it on the debug variant). The file writer makes
 # progress in every cycle and the IO workers stay alive; then no IO error,
 # every file reads back as written after a remount, e2fsck -fn is clean,
 # fs_bio_set and the direct-IO bio_set balance (puts = hits + drains +
-# held), the hotplug drains took bios, and the bio slabs hold what they
-# held before.
+# held) within their bound, the hotplug drains took bios, and the bio
+# slabs hold what they held before.
 # boot: all
 # timeout: 300
 . /tests/lib.sh

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # CPU hotplug under polled IO: every CPU but CPU0 goes offline and online
-# several times while verified IOPOLL IO runs; IO and data stay correct.
+# several times (biotest.hotplug_cycles, default 5) while verified IOPOLL
+# IO runs; IO and data stay correct.
 . /tests/lib.sh
 
 cycles=$(karg hotplug_cycles 5)

@@ -11,6 +11,8 @@
 #    N frees, no put onto a list;
 #  - NVMe: every bio put once, from its interrupt handler on whichever CPU
 #    it runs (on the list of that CPU).
+# Then the direct-IO bio_set balances, its lists within the bound, and the
+# bio slabs hold what they held before.
 # Under the default rule the same IO does not touch the cache (cache-irq
 # covers io_uring's bios, which ask for it).
 # boot: all

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# null_blk (blk-mq, poll queues, memory backed): io_uring IOPOLL O_DIRECT
-# writes and reads of 512 B to 16 KiB, every byte read back verified.
+# null_blk (blk-mq, poll queues, memory backed): the queue reports io_poll
+# 1, and io_uring IOPOLL O_DIRECT writes and reads of 512 B to 16 KiB, at
+# queue depth 1 and 16, have every byte read back verified.
 . /tests/lib.sh
 
 nullb_create_polled pollb

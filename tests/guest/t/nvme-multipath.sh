@@ -6,8 +6,9 @@
 # its character device takes passthrough commands for whichever path is
 # live.
 #  - Polled O_DIRECT on the head, verified: N reads take N bios from the
-#    direct-IO bio_set's cache and put N back on the task list; polled (far
-#    fewer NVMe interrupts than IOs), though the bio was remapped to a path.
+#    direct-IO bio_set's cache and put N back on the task list; polled
+#    (fewer NVMe interrupts than N/10), though the bio was remapped to a
+#    path.
 #  - Passthrough on the head's character device, verified, polled and not:
 #    N reads = N cached allocations from fs_bio_set, N task puts.
 #  - Failover: verified IO on the head, polled and not, while NVMe's fault
@@ -16,9 +17,10 @@
 #    path error (Host Pathing Error, 0x370, retryable): nvme_failover_req()
 #    steals their bios, requeues them on the head (polled ones lose
 #    REQ_POLLED and are completed by interrupt) and resubmits them. K faults
-#    injected per path, no IO error, both workers progress; then each path's
-#    controller is reset in turn under the same IO. The direct-IO bio_set
-#    balances, the bio slabs hold what they held before.
+#    injected per path (2K in all), no IO error, both workers progress;
+#    then each path's controller is reset in turn under the same IO. The
+#    direct-IO bio_set and fs_bio_set balance, the bio slabs hold what they
+#    held before.
 . /tests/lib.sh
 
 cpu=1

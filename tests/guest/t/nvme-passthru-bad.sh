@@ -9,7 +9,9 @@
 #  - a transfer above the controller's limit (max_hw_sectors_kb), from a
 #    user buffer or a registered one: -EINVAL, no cached bio;
 #  - an opcode the device does not know, and a range past the namespace's
-#    end: the device's status, the bio mapped and freed as for good IO;
+#    end: the device's status, from QEMU Invalid Command Opcode and LBA Out
+#    of Range, each with Do Not Retry (0x4001, 0x4080), the bio mapped and
+#    freed as for good IO;
 #  - flags in the command, another namespace's ID, a ring without 128-byte
 #    SQEs: -EINVAL, -EINVAL, -EOPNOTSUPP, refused before any bio;
 #  - buffers not 4-byte aligned: bounced, and the data verifies.

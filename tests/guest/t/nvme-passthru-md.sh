@@ -2,12 +2,15 @@
 # NVMe passthrough with a metadata buffer, and the block device of a
 # namespace with metadata, through the cache: biocachemd's namespace has 8
 # bytes of metadata per 512-byte block in a separate buffer, which the guest
-# (CONFIG_BLK_DEV_INTEGRITY) gives an integrity profile without checksums.
+# (CONFIG_BLK_DEV_INTEGRITY) gives an integrity profile without checksums
+# ("nop").
 #  - Passthrough commands with a metadata buffer (nvme-pt -M 8): the data
 #    bio comes from fs_bio_set's cache, its bio_integrity_payload (the user
 #    buffer pinned, or bounced when it is not 4-byte aligned) from
 #    fs_bio_set's integrity pool. Data and metadata written, read back and
-#    checked, polled and not; N reads take N cached allocations and put N
+#    checked, polled and not, with the metadata buffer aligned, off by 4
+#    bytes (pinned) and off by 1 (bounced); N reads of 4 KiB with 64 bytes
+#    of metadata take N cached allocations and put N
 #    bios back on the task list; the payloads are freed when the bios are
 #    parked (the slab oracle counts bio_integrity_payload).
 #  - Polled O_DIRECT on the namespace's block device: every bio carries a

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Stress: verified IO from four tasks on one shared poll queue, mixed with
-# hard-IRQ (null_blk irqmode=2, hrtimer) and softirq (irqmode=1) completions,
+# Stress: seven verified IO streams on two null_blk devices, four tasks on
+# one shared poll queue and the others completing in hard IRQ (null_blk
+# irqmode=2, hrtimer) and softirq (irqmode=1),
 # and the cache's other users: polled and hard-IRQ IO through dm-linear (dm's
 # bio_set), polled NVMe passthrough with and without a metadata buffer
 # (fs_bio_set, its integrity pool), a file writer on ext4 (4 KiB files with
@@ -12,9 +13,13 @@
 # poller's CPU cache while their submitter may still poll for them (the 2023
 # recycling crash). Every stream must progress in every cycle, the file
 # writer in every ten. Afterwards:
-# every IO verified, every file intact after a remount and e2fsck -fn clean,
-# each bio_set's statistics balance, and the bio, biovec and payload slabs
-# hold what they held before, once the cached bios are counted.
+# every IO verified, every file intact after a remount and e2fsck -fn clean;
+# IRQ puts, splices, softirq frees and hotplug drains all happened; dm's
+# bio_set took polled and hard-IRQ puts and fs_bio_set passthrough's (and,
+# under bio_alloc_cache=all, ext4's from the interrupt); the lists within
+# the bound; blkdev_dio_pool, dm's bio_set and fs_bio_set balance (puts =
+# hits + drains + held); and the bio, biovec and payload slabs hold what
+# they held before, once the cached bios are counted.
 # boot: stress
 # timeout: 600
 . /tests/lib.sh
