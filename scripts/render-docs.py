@@ -13,7 +13,15 @@ A rendered block sits between two lines
     <!-- BEGIN rendered: NAME -->
     <!-- END rendered: NAME -->
 
-and is made from the committed result files (scripts/record.sh writes them
+Each file carries the blocks CARRIES names, each once. Before anything is
+rendered or compared, every marker is checked (check_markers()): a BEGIN
+without its END or an END without its BEGIN, markers nested or crossed, a
+name that is no block, a block twice, in a file that does not carry it, or
+missing from the one that does, a marker that is not of the form above, all
+fail, naming the file, the line and the block, since a block whose markers
+do not pair is neither rendered nor compared.
+
+It is made from the committed result files (scripts/record.sh writes them
 from what make bench, make bench DISTRO=1, make codegen, make mutants, make
 soak and scripts/ci-timing.sh record), each naming the commit and command
 that produced it, which every block repeats under its table. A missing file
@@ -31,6 +39,18 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(TOP, "results")
 FILES = [os.path.join(TOP, "README.md")] + sorted(glob.glob(os.path.join(TOP, "docs", "*.md")))
 BLOCK = re.compile(r"(<!-- BEGIN rendered: (\S+) -->\n)(.*?)(<!-- END rendered: \2 -->)", re.S)
+# A marker: an HTML comment that says "rendered", which must be one of the
+# two lines above (MARKER), alone on its line.
+LOOSE = re.compile(r"<!--[^\n]*?\brendered\b[^\n]*?(?:-->|$)", re.M | re.I)
+MARKER = re.compile(r"<!-- (BEGIN|END) rendered: ([a-z0-9-]+) -->")
+# The blocks each file carries (paths from the top of the tree); a file not
+# named here carries none.
+CARRIES = {
+    "README.md": ["ci-times", "summary"],
+    "docs/results.md": ["bench", "bench-savings", "bench-rule", "split", "split-distro",
+                        "bench-distro", "codegen", "codegen-distro", "mutants", "soak"],
+    "docs/testing.md": ["bisect"],
+}
 
 MARKS = {"spread": "!", "other_cpu": "#"}
 IO_WORKLOADS = [
@@ -511,13 +531,69 @@ RENDER = {
 }
 
 
+# Every block is carried by one file.
+assert sorted(n for ns in CARRIES.values() for n in ns) == sorted(RENDER)
+
+
+def check_markers(rel, text, seen):
+    """What is wrong with the markers of file REL, whose text is TEXT: a
+    list of "REL:LINE: ..." lines, empty if every block it carries is there
+    once, between a BEGIN and an END of its name, each alone on its line, and
+    nothing else is. SEEN: block name -> where it was found first, over
+    every file."""
+    errors, open_ = [], None
+    carried = CARRIES.get(rel, [])
+    found = set()
+    for m in LOOSE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        at = f"{rel}:{line}"
+        k = MARKER.fullmatch(m.group(0))
+        if not k:
+            errors.append(f"{at}: not a marker of the form '<!-- BEGIN rendered: NAME -->' or"
+                          f" '<!-- END rendered: NAME -->': {m.group(0)}")
+            continue
+        kind, name = k.groups()
+        bol = text.rfind("\n", 0, m.start()) + 1
+        eol = text.find("\n", m.end())
+        if text[bol:m.start()].strip() or text[m.end():eol if eol >= 0 else len(text)].strip():
+            errors.append(f"{at}: {kind} rendered: {name}: not alone on its line")
+        if name not in RENDER:
+            errors.append(f"{at}: {kind} rendered: {name}: no such block (RENDER in"
+                          " scripts/render-docs.py)")
+        elif name not in carried:
+            owner = [f for f, ns in CARRIES.items() if name in ns]
+            errors.append(f"{at}: {kind} rendered: {name}: carried by {owner[0]}, not {rel}"
+                          " (CARRIES in scripts/render-docs.py)")
+        if kind == "BEGIN":
+            if open_ is not None:
+                errors.append(f"{at}: BEGIN rendered: {name} inside block {open_[0]}, opened at"
+                              f" line {open_[1]} and not ended")
+            elif name in found or name in seen:
+                errors.append(f"{at}: BEGIN rendered: {name}: the block again (first at"
+                              f" {seen.get(name, rel)})")
+            open_ = (name, line)
+            found.add(name)
+            seen.setdefault(name, at)
+        elif open_ is None:
+            errors.append(f"{at}: END rendered: {name} without its BEGIN")
+        elif open_[0] != name:
+            errors.append(f"{at}: END rendered: {name} ends block {open_[0]}, opened at line"
+                          f" {open_[1]}")
+            open_ = None
+        else:
+            open_ = None
+    if open_ is not None:
+        errors.append(f"{rel}:{open_[1]}: BEGIN rendered: {open_[0]} without its END")
+    errors += [f"{rel}: block {n} missing: no BEGIN rendered: {n} (CARRIES in"
+               " scripts/render-docs.py)" for n in carried if n not in found]
+    return errors
+
+
 def render_file(path):
     text = open(path).read()
 
     def sub(m):
         name = m.group(2)
-        if name not in RENDER:
-            sys.exit(f"{path}: no renderer for block '{name}' (scripts/render-docs.py)")
         return m.group(1) + RENDER[name](name) + m.group(4)
 
     return text, BLOCK.sub(sub, text)
@@ -525,6 +601,16 @@ def render_file(path):
 
 def main(argv):
     check = "--check" in argv[1:]
+    errors, seen = [], {}
+    missing_files = [f for f in CARRIES if not os.path.exists(os.path.join(TOP, f))]
+    errors += [f"{f}: missing, and it carries {', '.join(CARRIES[f])}" for f in missing_files]
+    for path in FILES:
+        with open(path) as f:
+            errors += check_markers(os.path.relpath(path, TOP), f.read(), seen)
+    if errors:
+        print("rendered blocks whose markers are wrong, neither rendered nor checked"
+              " (scripts/render-docs.py):\n  " + "\n  ".join(errors), file=sys.stderr)
+        return 1
     stale = []
     for path in FILES:
         old, new = render_file(path)
