@@ -13,6 +13,10 @@ A rendered block sits between two lines
     <!-- BEGIN rendered: NAME -->
     <!-- END rendered: NAME -->
 
+and a figure the prose repeats from results/, in a span on one line:
+
+    ... <!-- BEGIN rendered: NAME -->FIGURE<!-- END rendered: NAME --> ...
+
 Each file carries the blocks CARRIES names, each once. Before anything is
 rendered or compared, every marker is checked (check_markers()): a BEGIN
 without its END or an END without its BEGIN, markers nested or crossed, a
@@ -38,17 +42,22 @@ import textwrap
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(TOP, "results")
 FILES = [os.path.join(TOP, "README.md")] + sorted(glob.glob(os.path.join(TOP, "docs", "*.md")))
-BLOCK = re.compile(r"(<!-- BEGIN rendered: (\S+) -->\n)(.*?)(<!-- END rendered: \2 -->)", re.S)
+BLOCK = re.compile(r"(<!-- BEGIN rendered: (\S+) -->\n?)(.*?)(<!-- END rendered: \2 -->)", re.S)
 # A marker: an HTML comment that says "rendered", which must be one of the
-# two lines above (MARKER), alone on its line.
+# two lines above (MARKER), alone on its line, or a span's (INLINE), both on
+# one line.
 LOOSE = re.compile(r"<!--[^\n]*?\brendered\b[^\n]*?(?:-->|$)", re.M | re.I)
 MARKER = re.compile(r"<!-- (BEGIN|END) rendered: ([a-z0-9-]+) -->")
 # The blocks each file carries (paths from the top of the tree); a file not
 # named here carries none.
 CARRIES = {
-    "README.md": ["ci-times", "summary"],
+    "README.md": ["answer", "ci-times", "summary", "targets"],
     "docs/results.md": ["bench", "bench-savings", "bench-rule", "split", "split-distro",
-                        "bench-distro", "codegen", "codegen-distro", "mutants", "soak"],
+                        "bench-distro", "codegen", "codegen-distro", "mutants", "soak",
+                        "split-c-pair-hit", "split-distro-c-pair-splice", "split-c-pair-off",
+                        "split-distro-c-pair-off", "split-rust-pair-hit",
+                        "split-distro-rust-pair-hit", "split-rust-pair-splice",
+                        "split-distro-rust-pair-splice"],
     "docs/testing.md": ["bisect"],
 }
 
@@ -319,6 +328,21 @@ def render_split(name):
     return out + provenance(after["meta"], f"results/bench{sfx}.json")
 
 
+def split_figure(distro, config, workload, rose):
+    """What CONFIG's WORKLOAD changed by across 7.1's allocation path, as
+    render_split()'s "saves" column reads it but for its sign: after minus
+    before if ROSE, else before minus after; for a span of the prose."""
+    sfx = "-distro" if distro else ""
+    before, after = load(f"bench{sfx}-before-split.json"), load(f"bench{sfx}.json")
+    if before is None or after is None:
+        return "(not recorded)"
+    b, a = by_key(before["records"]).get((config, workload)), by_key(after["records"]).get(
+        (config, workload))
+    if a is None or b is None:
+        return "(not recorded)"
+    return flagged(both_flags(a, b)) or f"{(a['median'] - b['median']) * (1 if rose else -1):.0f}"
+
+
 def render_codegen(name):
     d = load(f"{name}.json")
     if d is None:
@@ -529,18 +553,29 @@ RENDER = {
     "bisect": render_bisect,
     "targets": render_targets,
 }
+# The spans: a figure each, on one line of prose.
+INLINE = {
+    "split-c-pair-hit": lambda n: split_figure(False, "c", "pair-hit", True),
+    "split-distro-c-pair-splice": lambda n: split_figure(True, "c", "pair-splice", True),
+    "split-c-pair-off": lambda n: split_figure(False, "c", "pair-off", False),
+    "split-distro-c-pair-off": lambda n: split_figure(True, "c", "pair-off", False),
+    "split-rust-pair-hit": lambda n: split_figure(False, "rust", "pair-hit", True),
+    "split-distro-rust-pair-hit": lambda n: split_figure(True, "rust", "pair-hit", True),
+    "split-rust-pair-splice": lambda n: split_figure(False, "rust", "pair-splice", True),
+    "split-distro-rust-pair-splice": lambda n: split_figure(True, "rust", "pair-splice", True),
+}
 
 
 # Every block is carried by one file.
-assert sorted(n for ns in CARRIES.values() for n in ns) == sorted(RENDER)
+assert sorted(n for ns in CARRIES.values() for n in ns) == sorted(list(RENDER) + list(INLINE))
 
 
 def check_markers(rel, text, seen):
     """What is wrong with the markers of file REL, whose text is TEXT: a
     list of "REL:LINE: ..." lines, empty if every block it carries is there
-    once, between a BEGIN and an END of its name, each alone on its line, and
-    nothing else is. SEEN: block name -> where it was found first, over
-    every file."""
+    once, between a BEGIN and an END of its name, each alone on its line (a
+    span's both on one line), and nothing else is. SEEN: block name -> where
+    it was found first, over every file."""
     errors, open_ = [], None
     carried = CARRIES.get(rel, [])
     found = set()
@@ -555,10 +590,11 @@ def check_markers(rel, text, seen):
         kind, name = k.groups()
         bol = text.rfind("\n", 0, m.start()) + 1
         eol = text.find("\n", m.end())
-        if text[bol:m.start()].strip() or text[m.end():eol if eol >= 0 else len(text)].strip():
+        if name in RENDER and (text[bol:m.start()].strip()
+                               or text[m.end():eol if eol >= 0 else len(text)].strip()):
             errors.append(f"{at}: {kind} rendered: {name}: not alone on its line")
-        if name not in RENDER:
-            errors.append(f"{at}: {kind} rendered: {name}: no such block (RENDER in"
+        if name not in RENDER and name not in INLINE:
+            errors.append(f"{at}: {kind} rendered: {name}: no such block (RENDER or INLINE in"
                           " scripts/render-docs.py)")
         elif name not in carried:
             owner = [f for f, ns in CARRIES.items() if name in ns]
@@ -581,6 +617,9 @@ def check_markers(rel, text, seen):
                           f" {open_[1]}")
             open_ = None
         else:
+            if name in INLINE and open_[1] != line:
+                errors.append(f"{at}: END rendered: {name}: a span, whose BEGIN (line"
+                              f" {open_[1]}) must be on the same line")
             open_ = None
     if open_ is not None:
         errors.append(f"{rel}:{open_[1]}: BEGIN rendered: {open_[0]} without its END")
@@ -594,7 +633,7 @@ def render_file(path):
 
     def sub(m):
         name = m.group(2)
-        return m.group(1) + RENDER[name](name) + m.group(4)
+        return m.group(1) + (RENDER.get(name) or INLINE[name])(name) + m.group(4)
 
     return text, BLOCK.sub(sub, text)
 
