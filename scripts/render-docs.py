@@ -42,7 +42,7 @@ import textwrap
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(TOP, "results")
 FILES = [os.path.join(TOP, "README.md")] + sorted(glob.glob(os.path.join(TOP, "docs", "*.md")))
-BLOCK = re.compile(r"(<!-- BEGIN rendered: (\S+) -->\n?)(.*?)(<!-- END rendered: \2 -->)", re.S)
+BLOCK = re.compile(r"(?<!`)(<!-- BEGIN rendered: (\S+) -->\n?)(.*?)(<!-- END rendered: \2 -->)", re.S)
 # A marker: an HTML comment that says "rendered", which must be one of the
 # two lines above (MARKER), alone on its line, or a span's (INLINE), both on
 # one line.
@@ -580,6 +580,8 @@ def check_markers(rel, text, seen):
     carried = CARRIES.get(rel, [])
     found = set()
     for m in LOOSE.finditer(text):
+        if text[m.start() - 1:m.start()] == "`":
+            continue  # a marker quoted as code, in prose about markers
         line = text.count("\n", 0, m.start()) + 1
         at = f"{rel}:{line}"
         k = MARKER.fullmatch(m.group(0))
