@@ -22,8 +22,13 @@ differ: the noise floor of every Rust/C figure. Every figure derived from
 measured ones (a ratio, a saving, a share of a saving) carries the union of
 their flags wherever it is printed, written or drawn, and a ratio or share
 of flagged figures is printed as "(noise)" or "(busy)", not as a number.
-Writes --json (one record per configuration and workload, and the savings,
-each with its "flags") and --svg (through Debian's gnuplot, when it is
+A figure whose difference is within its inputs' spreads (indistinct()) is
+"(noise)" too: a saving is printed followed by it, a ratio or a share (or a
+saving's percentage) in its place, since the difference it reads may be
+none at all.
+Writes --json (one record per configuration and workload, the ratios and
+the savings, each derived figure with its "flags" and whether it is
+"within_spread") and --svg (through Debian's gnuplot, when it is
 installed: horizontal bars, a panel per group of workloads, of the Rust
 cache's cost relative to the C cache and the second boot's relative to the
 first, on an axis where a tenth of a percent shows, the per-pair figures,
@@ -272,10 +277,24 @@ def marks(flags):
     return "".join(FLAGS[f] for f in flags)
 
 
-def fig(value, flags, width, sep=""):
-    """VALUE, rounded, in WIDTH characters, then FLAGS' marks and SEP, padded
-    so that the columns after it stay in line."""
-    return f"{f'{value:{width}.0f}{marks(flags)}{sep}':<{width + len(FLAGS) + len(sep)}}"
+def fig(value, flags, width, sep="", noise=False):
+    """VALUE, rounded, in WIDTH characters, then FLAGS' marks, NOISE if it
+    is within its inputs' spreads, and SEP, padded so that the columns
+    after it stay in line."""
+    text = f"{value:{width}.0f}{marks(flags)}{NOISE if noise else ''}{sep}"
+    return f"{text:<{width + len(FLAGS) + len(NOISE) + len(sep)}}"
+
+
+def indistinct(a, b):
+    """Whether measured records A and B differ by no more than their
+    spreads added, each the max - min of its figures over every boot's
+    repetitions: then their difference, their ratio, and a saving or share
+    made of them, tell nothing from none. scripts/render-docs.py applies
+    the same rule to the recorded results."""
+    return abs(a["median"] - b["median"]) <= (a["max"] - a["min"]) + (b["max"] - b["min"])
+
+
+NOISE = " (noise)"
 
 
 def unread(flags):
@@ -533,7 +552,7 @@ def main():
     shown = [(w, f"{label} (per {unit})") for w, label, unit in WORKLOADS
              if any((n, w) in by for n in names)]
     width = max(len(label) for _, label in shown) + 1
-    cells = {}
+    cells, ratios = {}, []
     for r in records:
         cells[r["config"], r["workload"]] = (f"{r['median']:.0f} ±{100 * r['spread']:.2f}%"
                                              f" [{100 * r['other_cpu_share']:.2f}%]"
@@ -546,13 +565,22 @@ def main():
         row = f"{label:<{width}}"
         for n in names:
             row += f"{cells.get((n, w), '-  '):>{cw}}"
+        rec = {"config": "ratio", "workload": w, "unit": "median / median"}
         for cmp in comparisons:
             c, x = by.get((cmp.ref, w)), by.get((cmp.config, w))
             if c is None or x is None:
                 row += f"{'-':>11}"
-            else:
-                row += f"{unread(flags_of(c, x)) or format(x['median'] / c['median'], '.3f'):>11}"
+                continue
+            fl, noise = flags_of(c, x), indistinct(c, x)
+            text = unread(fl) or (NOISE.strip() if noise else f"{x['median'] / c['median']:.3f}")
+            row += f"{text:>11}"
+            rec[cmp.key] = round(x["median"] / c["median"], 4)
+            rec[cmp.key + "_flags"] = fl
+            rec[cmp.key + "_within_spread"] = noise
         print(row)
+        if len(rec) > 3:
+            rec["flags"] = flags_of(*({"flags": v} for k, v in rec.items() if k.endswith("_flags")))
+            ratios.append(rec)
 
     # What the cache saves: no cache minus cache, per IO and per pair, each
     # saving with the flags of both figures it is the difference of.
@@ -563,12 +591,14 @@ def main():
             off = by.get(("off", base.get(w, w)))
             if off is None or w == "pair-off":
                 continue
-            row = {"workload": w, "label": label, "unit": unit, "saved": {}, "flags": {}}
+            row = {"workload": w, "label": label, "unit": unit, "saved": {}, "flags": {},
+                   "within": {}}
             for n in {"c"} | {n for cmp in comparisons for n in (cmp.config, cmp.ref)}:
                 r = by.get((n, w))
                 if r is not None:
                     row["saved"][n] = off["median"] - r["median"]
                     row["flags"][n] = flags_of(off, r)
+                    row["within"][n] = indistinct(off, r)
             if "c" in row["saved"] and "rust" in row["saved"]:
                 savings.append(row)
         if savings:
@@ -577,27 +607,36 @@ def main():
             print("saving the Rust cache keeps" + (" (and the C cache's second boot of its first: noise):"
                                                   if SECOND in data else ":"))
             for row in savings:
-                saved, fl = row["saved"], row["flags"]
+                saved, fl, within = row["saved"], row["flags"], row["within"]
                 rec = {"config": "saving", "workload": row["workload"],
                        "unit": f"guest instructions per {row['unit']}",
-                       "c": round(saved["c"], 1), "c_flags": fl["c"]}
+                       "c": round(saved["c"], 1), "c_flags": fl["c"],
+                       "c_within_spread": within["c"]}
                 line = (f"  {row['label'] + ' (per ' + row['unit'] + ')':<{width}}"
-                        f" C {fig(saved['c'], fl['c'], 7)}")
+                        f" C {fig(saved['c'], fl['c'], 7, noise=within['c'])}")
                 for cmp in comparisons:
                     n, ref = cmp.config, cmp.ref
                     if n not in saved or ref not in saved:
                         continue
                     keep = saved[n] / saved[ref] if saved[ref] else None
                     kfl = flags_of({"flags": fl[n]}, {"flags": fl[ref]})
-                    line += f"  {cmp.saving} {fig(saved[n], fl[n], 4, ',')} keeps "
+                    # A share of a saving within the spread is a ratio of
+                    # near-zero figures; one of two savings that do not
+                    # differ (their caches' figures do not) reads nothing.
+                    kw = within[n] or within[ref] or indistinct(by[(n, row["workload"])],
+                                                                by[(ref, row["workload"])])
+                    line += f"  {cmp.saving} {fig(saved[n], fl[n], 4, ',', within[n])} keeps "
                     line += (f"{unread(kfl):>7}" if unread(kfl) else
+                             f"{NOISE.strip():>7}" if kw else
                              f"{100 * keep:6.1f}%" if keep is not None else "     - ")
                     if ref != "c":
-                        line += f" of {saved[ref]:.0f}{marks(fl[ref])}"
+                        line += f" of {saved[ref]:.0f}{marks(fl[ref])}{NOISE if within[ref] else ''}"
                     rec[cmp.key] = round(saved[n], 1)
                     rec[cmp.key + "_flags"] = fl[n]
+                    rec[cmp.key + "_within_spread"] = within[n]
                     rec[cmp.key + "_keeps"] = round(keep, 4) if keep is not None else None
                     rec[cmp.key + "_keeps_flags"] = kfl
+                    rec[cmp.key + "_keeps_within_spread"] = kw
                 rec["flags"] = flags_of(*({"flags": v} for k, v in rec.items() if k.endswith("_flags")))
                 print(line)
                 records.append(rec)
@@ -614,17 +653,24 @@ def main():
             if base is None or c is None or r is None or unit != "IO":
                 continue
             sc, sr = base["median"] - c["median"], base["median"] - r["median"]
-            # c_percent is c's saving too, and carries c_flags.
+            # c_percent is c's saving too, and carries c_flags and
+            # c_within_spread.
             cfl, rfl, kfl = flags_of(base, c), flags_of(base, r), flags_of(base, c, r)
+            cw, rw = indistinct(base, c), indistinct(base, r)
+            kw = cw or rw or indistinct(c, r)
             rec = {"config": "rule_saving", "workload": w, "unit": f"guest instructions per {unit}",
                    "c": round(sc, 1), "rust": round(sr, 1),
                    "c_percent": round(100 * sc / base["median"], 2),
                    "rust_keeps": round(sr / sc, 4) if abs(sc) >= 1 else None,
-                   "c_flags": cfl, "rust_flags": rfl, "rust_keeps_flags": kfl, "flags": kfl}
+                   "c_flags": cfl, "rust_flags": rfl, "rust_keeps_flags": kfl, "flags": kfl,
+                   "c_within_spread": cw, "rust_within_spread": rw, "rust_keeps_within_spread": kw}
             records.append(rec)
-            keep = (unread(kfl) or (f"keeps {100 * sr / sc:5.1f}%" if abs(sc) >= 1 else "(no saving)"))
-            print(f"  {label + ' (per ' + unit + ')':<{width}} C {fig(sc, cfl, 6)}"
-                  f" ({rec['c_percent']:+.2f}%)   Rust {fig(sr, rfl, 6, ',')} {keep}")
+            keep = (unread(kfl) or (NOISE.strip() if kw else None)
+                    or (f"keeps {100 * sr / sc:5.1f}%" if abs(sc) >= 1 else "(no saving)"))
+            # The percentage is of the same saving: "(noise)" in its place.
+            cfig = f"{sc:6.0f}{marks(cfl)}" + (NOISE if cw else f" ({rec['c_percent']:+.2f}%)")
+            print(f"  {label + ' (per ' + unit + ')':<{width}} C {cfig:<{6 + len(FLAGS) + 11}}"
+                  f"   Rust {fig(sr, rfl, 6, ',', rw)} {keep}")
 
     if args.beside and savings:
         with open(args.beside) as f:
@@ -638,12 +684,15 @@ def main():
             o = other.get(row["workload"])
             if o is None:
                 continue
+            here = {n: fig(row["saved"][n], row["flags"][n], 5, "", row["within"][n])
+                    for n in ("c", "rust")}
+            there = {n: fig(o[n], o.get(n + "_flags", []), 5, ")", o.get(n + "_within_spread"))
+                     for n in ("c", "rust")}
             print((f"  {row['label'] + ' (per ' + row['unit'] + ')':<{width}}"
-                   f" C {fig(row['saved']['c'], row['flags']['c'], 5)}"
-                   f" (there {fig(o['c'], o.get('c_flags', []), 5, ')')}"
-                   f"   Rust {fig(row['saved']['rust'], row['flags']['rust'], 5)}"
-                   f" (there {fig(o['rust'], o.get('rust_flags', []), 5, ')')}").rstrip())
+                   f" C {here['c']} (there {there['c']}   Rust {here['rust']}"
+                   f" (there {there['rust']}").rstrip())
 
+    records[len(measured):len(measured)] = ratios
     if args.json:
         with open(args.json, "w") as f:
             json.dump(records, f, indent=1)
@@ -666,6 +715,12 @@ def main():
     if derived:
         print(f"{len(derived)} derived records carry flags: "
               + ", ".join(f"{r['config']}/{r['workload']}" for r in derived))
+    noise = [f"{r['config']}/{r['workload']}/{k[:-len('_within_spread')]}"
+             for r in records[len(measured):] for k, v in r.items()
+             if k.endswith("_within_spread") and v]
+    if noise:
+        print(f"{len(noise)} derived figures within their inputs' spreads, read (noise): "
+              + ", ".join(noise))
     return 0
 
 
