@@ -150,10 +150,25 @@ def both_flags(x, ref):
     return set(x.get("flags") or []) | set(ref.get("flags") or [])
 
 
+def indistinct(a, b):
+    """Whether measured records A and B differ by no more than their
+    spreads added, each the max - min of its figures over every boot's
+    repetitions (the records' "min" and "max"): then their difference, their
+    ratio, and a saving or a share made of them read (noise), as in
+    scripts/bench-report.py, whose indistinct() this is."""
+    return abs(a["median"] - b["median"]) <= (a["max"] - a["min"]) + (b["max"] - b["min"])
+
+
+# Follows a difference within its inputs' spreads; a ratio or a share of
+# such figures reads (noise) in its place.
+NOISE = " (noise)"
+
+
 def ratio(x, ref):
     if x is None or ref is None:
         return "-"
-    return flagged(both_flags(x, ref)) or f"{x['median'] / ref['median']:.3f}"
+    return (flagged(both_flags(x, ref)) or (NOISE.strip() if indistinct(x, ref) else None)
+            or f"{x['median'] / ref['median']:.3f}")
 
 
 def bench_legend():
@@ -161,7 +176,8 @@ def bench_legend():
             "repetitions, ± the spread (max - min) / median over the boots, [the other vCPU's "
             "largest share of a window's instructions]; `!` spread above 1%, `#` other vCPU above "
             "0.2%: a flagged figure is not read as a figure, and a ratio of one reads (noise) or "
-            "(busy).\n\n")
+            "(busy). A difference within the spreads (max - min) of the figures it is made of is "
+            "followed by (noise), and a ratio or share of such figures reads (noise).\n\n")
 
 
 def render_bench(name):
@@ -183,16 +199,22 @@ def render_bench(name):
     return out + provenance(d["meta"], f"results/{name}.json")
 
 
-def saving_cell(rec, key):
+def saving_cell(rec, key, noise=False):
     v = rec.get(key)
     if v is None:
         return "-"
-    return f"{v:.0f}{marks(rec.get(key + '_flags'))}"
+    return f"{v:.0f}{marks(rec.get(key + '_flags'))}{NOISE if noise else ''}"
 
 
-def keeps_cell(rec, key):
+def keeps_cell(rec, key, noise=False):
     v, f = rec.get(key), rec.get(key + "_flags") or []
-    return flagged(f) or ("-" if v is None else f"{100 * v:.1f}%")
+    return (flagged(f) or (NOISE.strip() if noise else None)
+            or ("-" if v is None else f"{100 * v:.1f}%"))
+
+
+# The configuration a saving's key is of, and the one its share is of.
+SAVERS = {"c": "c", "rust": "rust", "c_second_boot": "c#2"}
+SHARE_OF = {"rust": "c", "c_second_boot": "c#1"}
 
 
 def render_savings(name, config, title):
@@ -200,17 +222,35 @@ def render_savings(name, config, title):
     if d is None:
         return missing(name, "make bench" + (" DISTRO=1" if name.endswith("distro") else ""))
     recs = {r["workload"]: r for r in d["records"] if r["config"] == config}
+    k = by_key(d["records"])
     rows = []
     for w, label in IO_WORKLOADS + PAIRS:
         r = recs.get(w)
         if r is None:
             continue
+        # What each saving is the difference of: the measured records, which
+        # say whether it is within their spreads (the recorded savings may
+        # predate bench-report.py's <key>_within_spread).
+        base = k.get(("off", "pair-off" if w.startswith("pair-") else w) if config == "saving"
+                     else ("c612", w))
+        def saves(cfg):
+            x = k.get((cfg, w))
+            return base is not None and x is not None and indistinct(base, x)
+        def keeps(key):
+            n, ref = k.get((SAVERS[key], w)), k.get((SHARE_OF[key], w))
+            return (saves(SAVERS[key]) or saves(SHARE_OF[key])
+                    or (n is not None and ref is not None and indistinct(n, ref)))
         if config == "saving":
-            rows.append([label, saving_cell(r, "c"), saving_cell(r, "rust"), keeps_cell(r, "rust_keeps"),
-                         keeps_cell(r, "c_second_boot_keeps")])
+            rows.append([label, saving_cell(r, "c", saves("c")),
+                         saving_cell(r, "rust", saves("rust")),
+                         keeps_cell(r, "rust_keeps", keeps("rust")),
+                         keeps_cell(r, "c_second_boot_keeps", keeps("c_second_boot"))])
         else:
-            rows.append([label, f"{saving_cell(r, 'c')} ({r.get('c_percent', 0):+.2f}%)",
-                         saving_cell(r, "rust"), keeps_cell(r, "rust_keeps")])
+            # The percentage is of the same saving: (noise) in its place.
+            c = (saving_cell(r, "c", True) if saves("c") else
+                 f"{saving_cell(r, 'c')} ({r.get('c_percent', 0):+.2f}%)")
+            rows.append([label, c, saving_cell(r, "rust", saves("rust")),
+                         keeps_cell(r, "rust_keeps", keeps("rust"))])
     if config == "saving":
         header = ["workload", "C cache saves", "Rust cache saves", "Rust keeps", "C 2nd boot keeps"]
     else:
@@ -301,7 +341,8 @@ def render_answer(_):
 def delta(after, before):
     if after is None or before is None:
         return "-"
-    return flagged(both_flags(after, before)) or f"{before['median'] - after['median']:+.0f}"
+    return flagged(both_flags(after, before)) or (
+        f"{before['median'] - after['median']:+.0f}{NOISE if indistinct(after, before) else ''}")
 
 
 def render_split(name):
@@ -340,7 +381,8 @@ def split_figure(distro, config, workload, rose):
         (config, workload))
     if a is None or b is None:
         return "(not recorded)"
-    return flagged(both_flags(a, b)) or f"{(a['median'] - b['median']) * (1 if rose else -1):.0f}"
+    return flagged(both_flags(a, b)) or (f"{(a['median'] - b['median']) * (1 if rose else -1):.0f}"
+                                         f"{NOISE if indistinct(a, b) else ''}")
 
 
 def render_codegen(name):
