@@ -295,7 +295,7 @@ def render_answer(_):
                                 ("kernels built from Debian's config", load("bench-distro.json"))) if d]
     if not runs:
         return missing("bench", "make bench")
-    io, floor, pairs, flagged_n = [], [], [], 0
+    io, floor, pairs, flagged_n, noise_n = [], [], [], 0, 0
     for _, d in runs:
         k = by_key(d["records"])
         for w, _ in IO_WORKLOADS + PAIRS:
@@ -310,6 +310,7 @@ def render_answer(_):
                     pairs.append((r["median"] / c["median"], c["median"] - r["median"]))
                 else:
                     io.append(r["median"] / c["median"])
+                    noise_n += indistinct(r, c)
             if c1 and c2 and not both_flags(c1, c2):
                 floor.append(c2["median"] / c1["median"])
     where = " and on ".join(n for n, _ in runs)
@@ -317,6 +318,9 @@ def render_answer(_):
            f" on every IO workload of `make bench` ({len(io)} rows, on {where});"
            f" the C kernel measured against itself, its second boot over its first,"
            f" reads {span(floor)}.")
+    if noise_n:
+        out += (f" On {noise_n} of the {len(io)} rows Rust and C differ by less than the"
+                f" spread of their own figures: no difference is measured there.")
     if pairs:
         out += (f" Alone, one allocation and free of a cached bio costs Rust"
                 f" {span([p for p, _ in pairs])} of C's ({span([s for _, s in pairs], '{:.0f}')}"
