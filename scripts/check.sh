@@ -17,7 +17,8 @@
 #     (scripts/check-debuginfo.sh);
 #   - every results table in README.md and docs/ is its rendering from the
 #     committed results/ (scripts/render-docs.py --check), every chart in
-#     docs/ its drawing (scripts/chart.py --check), and the README
+#     docs/ its drawing (scripts/chart.py --check), every relative link
+#     resolves (scripts/check-links.py), and the README
 #     stays a README (at most 350 lines).
 . "$(dirname "$0")/lib.sh"
 
@@ -42,6 +43,11 @@ if out=$(python3 "$TOP/scripts/chart.py" --check 2>&1); then
 	result "docs: every chart is its drawing from results/" ""
 else
 	result "docs: every chart is its drawing from results/" "$(echo "$out" | head -n 1)"
+fi
+if out=$(python3 "$TOP/scripts/check-links.py" 2>&1); then
+	result "docs: every relative link and anchor resolves" ""
+else
+	result "docs: every relative link and anchor resolves" "$(echo "$out" | sed -n 2p | sed 's/^ *//')"
 fi
 lines=$(wc -l < "$TOP/README.md")
 result "docs: README.md at most 350 lines" "$([ "$lines" -le 350 ] || echo "$lines lines")"
