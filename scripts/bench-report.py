@@ -48,6 +48,8 @@ import statistics
 import subprocess
 import sys
 
+import workloads
+
 SPREAD_LIMIT = 0.01
 # A window in which the other CPUs executed more than this share of the
 # instructions is flagged: both vCPUs share the instruction clock, so their
@@ -86,7 +88,7 @@ FLAGS = {"spread": "!", "other_cpu": "#"}
 # busy loop starts before the warm-up, which is left out, as from every
 # figure.
 WITNESS_MAX_UNFLAGGED = 1
-WITNESS = "witness"
+WITNESS = workloads.WITNESS
 # The C cache's first and second boots, read against each other.
 FIRST, SECOND = "c#1", "c#2"
 # A configuration read against another: its ratio's column in the table, its
@@ -98,42 +100,14 @@ COMPARISONS = [
                "c_second_boot"),
 ]
 
-WORKLOADS = [
-    ("nullb-qd128", "null_blk, QD 128, batches of 32", "IO"),
-    ("nullb-qd1", "null_blk, QD 1", "IO"),
-    ("nvme-qd128", "NVMe, QD 128, batches of 32", "IO"),
-    ("nvme-qd1", "NVMe, QD 1", "IO"),
-    ("dm-qd128", "dm-linear, QD 128, batches of 32", "IO"),
-    ("dm-qd1", "dm-linear, QD 1", "IO"),
-    ("pt-qd128", "NVMe passthrough, QD 128, batches of 32", "IO"),
-    ("pt-qd1", "NVMe passthrough, QD 1", "IO"),
-    ("nullb-irq-qd128", "null_blk IRQ, QD 128, batches of 32", "IO"),
-    ("nullb-irq-qd1", "null_blk IRQ, QD 1", "IO"),
-    ("nvme-irq-qd128", "NVMe IRQ, QD 128, batches of 32", "IO"),
-    ("nvme-irq-qd1", "NVMe IRQ, QD 1", "IO"),
-    ("ext4-dio-qd128", "ext4 O_DIRECT io_uring, QD 128", "IO"),
-    ("ext4-dio-qd1", "ext4 O_DIRECT io_uring, QD 1", "IO"),
-    ("ext4-psync-qd1", "ext4 O_DIRECT pread", "IO"),
-    ("ext4-fsync", "ext4 4 KiB write + fsync", "IO"),
-    ("pair-hit", "alloc + put, cache hit", "pair"),
-    ("pair-splice", "alloc + put, IRQ-list splice", "pair"),
-    ("pair-off", "alloc + put, no cache", "pair"),
-]
-# The chart's panels of ratios, a group of workloads each, and the most the
-# Rust cache may cost over the C cache, in percent, per unit.
-GROUPS = [
-    ("Polled raw devices, per IO",
-     ["nullb-qd128", "nullb-qd1", "nvme-qd128", "nvme-qd1", "dm-qd128", "dm-qd1", "pt-qd128",
-      "pt-qd1"]),
-    ("Interrupt-driven raw devices, per IO",
-     ["nullb-irq-qd128", "nullb-irq-qd1", "nvme-irq-qd128", "nvme-irq-qd1"]),
-    ("ext4, per IO", ["ext4-dio-qd128", "ext4-dio-qd1", "ext4-psync-qd1", "ext4-fsync"]),
-    ("The microbenchmark, per bio_alloc_bioset() + bio_put() pair",
-     ["pair-hit", "pair-splice", "pair-off"]),
-]
+# The workloads, their order and labels: scripts/workloads.py, the one table
+# of them that the guest program, this report and the docs follow.
+WORKLOADS = [(w.name, w.label, w.unit) for w in workloads.WORKLOADS]
+# The chart's panels of ratios, a group of workloads each (workloads.PANELS).
+GROUPS = [(title, [w.name for w in workloads.WORKLOADS if w.panel == key])
+          for key, title in workloads.PANELS]
+# The most the Rust cache may cost over the C cache, in percent, per unit.
 TARGETS = {"IO": 0.5, "pair": 5.0}
-# A workload without a panel would be left out of the chart unseen.
-assert sorted(w for _, ws in GROUPS for w in ws) == sorted(w for w, _, _ in WORKLOADS)
 
 
 def windows(path):
@@ -206,6 +180,9 @@ def parse(path):
     runs = {}
     for kv, (_, mine, others) in zip(results, wins):
         name, ops, ns = kv["name"], int(kv["ops"]), int(kv["ns"])
+        if name not in workloads.BY_NAME and name != WITNESS:
+            sys.exit(f"{path}: workload {name} is not in scripts/workloads.py: add it there,"
+                     " with its label, or its figures would be left out unseen")
         if int(kv["rep"]) == 0:
             continue  # the warm-up
         if name.startswith("pair-"):
@@ -437,7 +414,7 @@ def chart(svg, names, by, comparisons, savings):
     titles = {"c": "C cache", "rust": "Rust cache", "c612": "C cache, 6.12 rule",
               "off": "no cache"}
     rows = []
-    for w in ("pair-hit", "pair-splice", "pair-off"):
+    for w in [name for name, _, u in WORKLOADS if u == "pair"]:
         bars = [(by[(n, w)]["median"], by[(n, w)]["flags"]) if (n, w) in by else None
                 for n in names]
         if any(b is not None for b in bars):
@@ -586,10 +563,10 @@ def main():
     # saving with the flags of both figures it is the difference of.
     savings = []
     if "off" in names:
-        base = {"pair-hit": "pair-off", "pair-splice": "pair-off"}
         for w, label, unit in WORKLOADS:
-            off = by.get(("off", base.get(w, w)))
-            if off is None or w == "pair-off":
+            no_cache = workloads.BY_NAME[w].no_cache
+            off = by.get(("off", no_cache)) if no_cache else None
+            if off is None:
                 continue
             row = {"workload": w, "label": label, "unit": unit, "saved": {}, "flags": {},
                    "within": {}}

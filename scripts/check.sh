@@ -10,6 +10,8 @@
 #     the rust variant's config, so the variants' objects are left alone);
 #   - the misuses in tests/compile-fail do not compile, with the error each
 #     names (scripts/compile-fail.py);
+#   - the guest's bench program runs the workloads of the one table of them,
+#     scripts/workloads.py, and no other (scripts/workloads.py --check);
 #   - rust/ and block/ build for a uniprocessor kernel ($BUILD/o/check-up);
 #   - the objects the series changes that Debian's config builds (rust/,
 #     block/, dm, null_blk, softirq.c, the refcount_interrupt KUnit test)
@@ -51,6 +53,8 @@ else
 fi
 lines=$(wc -l < "$TOP/README.md")
 result "docs: README.md at most 350 lines" "$([ "$lines" -le 350 ] || echo "$lines lines")"
+result "bench: tests/guest/bench/bench.sh runs the workloads of scripts/workloads.py" \
+	"$(python3 "$TOP/scripts/workloads.py" --check 2>&1 | paste -sd';' | sed 's/;/; /g')"
 if "$TOP/scripts/series.sh" > "$run/series.log" 2>&1; then
 	result "series: git am on a pristine tree" ""
 	for p in "$BUILD"/series/[0-9]*.patch; do

@@ -62,29 +62,14 @@ CARRIES = {
 }
 
 MARKS = {"spread": "!", "other_cpu": "#"}
-IO_WORKLOADS = [
-    ("nullb-qd128", "null_blk, polled, QD 128"),
-    ("nullb-qd1", "null_blk, polled, QD 1"),
-    ("nvme-qd128", "NVMe, polled, QD 128"),
-    ("nvme-qd1", "NVMe, polled, QD 1"),
-    ("dm-qd128", "dm-linear, polled, QD 128"),
-    ("dm-qd1", "dm-linear, polled, QD 1"),
-    ("pt-qd128", "NVMe passthrough, polled, QD 128"),
-    ("pt-qd1", "NVMe passthrough, polled, QD 1"),
-    ("nullb-irq-qd128", "null_blk, interrupts, QD 128"),
-    ("nullb-irq-qd1", "null_blk, interrupts, QD 1"),
-    ("nvme-irq-qd128", "NVMe, interrupts, QD 128"),
-    ("nvme-irq-qd1", "NVMe, interrupts, QD 1"),
-    ("ext4-dio-qd128", "ext4 O_DIRECT io_uring, QD 128"),
-    ("ext4-dio-qd1", "ext4 O_DIRECT io_uring, QD 1"),
-    ("ext4-psync-qd1", "ext4 O_DIRECT pread"),
-    ("ext4-fsync", "ext4 4 KiB write + fsync"),
-]
-PAIRS = [
-    ("pair-hit", "alloc + put, cache hit"),
-    ("pair-splice", "alloc + put, IRQ-list splice"),
-    ("pair-off", "alloc + put, no cache"),
-]
+# The workloads of make bench, in order, each with its label, as the terminal
+# (scripts/bench-report.py) prints them too: scripts/workloads.py, the one
+# table of them.
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import workloads  # noqa: E402
+
+IO_WORKLOADS = [(w.name, w.label) for w in workloads.WORKLOADS if w.unit == "IO"]
+PAIRS = [(w.name, w.label) for w in workloads.WORKLOADS if w.unit == "pair"]
 
 
 def load(name):

@@ -118,6 +118,10 @@ micro() {
 	done
 }
 
+# Each NAME below (pair-MODE for micro MODE) is a row of
+# scripts/workloads.py, with the label the report and the docs print for it:
+# make check fails on one that is not, and scripts/bench-report.py on its
+# RESULT lines.
 # Repetitions long enough (0.6 s and 0.1 s of guest clock at QD 128 and
 # QD 1) that no single periodic event in the guest moves a figure by 1%: at a
 # tenth of that, NVMe figures spread 1-3%.
