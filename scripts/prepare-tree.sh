@@ -138,9 +138,13 @@ if [ "${FORCE:-0}" = 1 ]; then
 	exit 0
 fi
 
-# Never throw away somebody's edits or commits in the tree.
+# Never throw away somebody's edits or commits in the tree. Commits that
+# make export turned into patches/ give the tree the series gives: moving
+# to the series' own commits then loses nothing.
 applied=$(cat "$SRC/.git/biocache-applied" 2>/dev/null || git_src rev-parse HEAD)
-if [ "$head" != "$applied" ]; then
+if [ "$head" != "$applied" ] && git_src diff --quiet HEAD && git_src diff --quiet HEAD "$target"; then
+	info "tree: $SRC's commits are patches/series as it is (exported); taking the series' commits"
+elif [ "$head" != "$applied" ]; then
 	git_src log --oneline "$applied..HEAD" | head -n 10 >&2
 	die "$SRC has commits (above) that are not in patches/; export them with" \
 		"'make export', build the tree as it is with FORCE=1, or drop them with" \
