@@ -22,8 +22,11 @@ The figures, the workloads' labels, the flags and the columns' texts come
 from scripts/render-docs.py, imported, so that a chart reads as the tables
 do: a figure derived from flagged ones (spread above 1%, other vCPU above
 0.2% of a window) is drawn hollow or hatched and its text reads "(noise)",
-"(busy)" or carries the marks. The caption names the files and the commits
-their runs were made at. The output depends on the result files alone:
+"(busy)" or carries the marks; a difference within the spreads (max - min)
+of the two figures it is made of (render-docs.py's indistinct() and
+saving_noise()) is drawn grey or pale, a ratio or share of it reads
+"(noise)" and a saving is followed by it. The caption names the files and
+the commits their runs were made at. The output depends on the result files alone:
 coordinates are rounded to a tenth of a pixel, and nothing depends on the
 date, the host or the fonts installed (text widths are estimated).
 """
@@ -71,7 +74,7 @@ EM = 0.62
 MARGIN, PLOT_W, PANEL_GAP = 20, 330, 40
 COLORS = {"ink": "#222222", "muted": "#555555", "grid": "#dddddd", "stripe": "#f2f2f2",
           "c": "#1f5fbf", "rust": "#d9541e", "noise": "#8c8c8c", "band": "#cfcfcf",
-          "target": "#c0392b"}
+          "target": "#c0392b", "c-pale": "#c7d7ef", "rust-pale": "#f6d4c7"}
 
 
 def num(v):
@@ -105,9 +108,10 @@ def rect(x, y, w, h, fill, stroke=None):
     return f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}" fill="{fill}"{s}/>'
 
 
-def dot(x, y, hollow):
-    """A Rust / C dot, hollow for a flagged figure."""
-    fill = "#ffffff" if hollow else COLORS["rust"]
+def dot(x, y, hollow, within=False):
+    """A Rust / C dot, hollow for a flagged figure, grey for one WITHIN the
+    spreads of its two figures."""
+    fill = "#ffffff" if hollow else COLORS["noise"] if within else COLORS["rust"]
     return (f'<circle cx="{num(x)}" cy="{num(y)}" r="4.5" fill="{fill}"'
             f' stroke="{COLORS["rust"]}" stroke-width="1.5"/>')
 
@@ -123,9 +127,11 @@ def hatches():
     return out + ["</defs>"]
 
 
-def fill_of(name, flagged):
-    """COLORS[NAME], or its hatch if the figure is FLAGGED."""
-    return f"url(#hatch-{name})" if flagged else COLORS[name]
+def fill_of(name, flagged, within=False):
+    """COLORS[NAME], its hatch if the figure is FLAGGED, or its pale
+    variant if it is WITHIN the spreads of the figures it is made of."""
+    return (f"url(#hatch-{name})" if flagged else COLORS[f"{name}-pale"] if within
+            else COLORS[name])
 
 
 def ticks(lo, hi, decimals=None):
@@ -306,18 +312,21 @@ def pair_of(d, w, config, ref):
 
 
 def quotient(d, w, config, ref):
-    """CONFIG's median over REF's for workload W, and whether it is flagged
-    (render-docs.py prints it as "(noise)" or "(busy)"), or None."""
+    """CONFIG's median over REF's for workload W, whether it is flagged
+    (render-docs.py prints it as "(noise)" or "(busy)") and whether the two
+    are within their spreads (it prints "(noise)" too), or None."""
     p = pair_of(d, w, config, ref)
     if p is None:
         return None
-    return p[0]["median"] / p[1]["median"], rd.flagged(rd.both_flags(*p)) is not None
+    return (p[0]["median"] / p[1]["median"], rd.flagged(rd.both_flags(*p)) is not None,
+            rd.indistinct(*p))
 
 
 def ratio_row(d, w, mid, px):
     """A row of rust-vs-c: the noise's band (under the lines), its tick and
-    the Rust / C dot (over them); a flagged dot hollow, a flagged band
-    hatched and its tick dashed."""
+    the Rust / C dot (over them); a flagged dot hollow, one within the
+    spreads of its two figures grey, a flagged band hatched and its tick
+    dashed."""
     under, out = [], []
     n = quotient(d, w, "c#2", "c#1")
     if n is not None:
@@ -331,7 +340,7 @@ def ratio_row(d, w, mid, px):
         out.append(line(px(n[0]), mid - 8, px(n[0]), mid + 8, "noise", 2, "3,2" if n[1] else None))
     r = quotient(d, w, "rust", "c")
     if r is not None:
-        out.append(dot(px(r[0]), mid, r[1]))
+        out.append(dot(px(r[0]), mid, r[1], r[2]))
     return under, out
 
 
@@ -377,10 +386,13 @@ def rust_vs_c():
         (lambda x, y: [dot(x + 9, y, True)],
          f"the same, flagged: a spread above {spread} or the other vCPU above {other};"
          " the column reads (noise) or (busy)"),
+        (lambda x, y: [dot(x + 9, y, False, True)],
+         "within the spread (max - min) of its two figures: no difference measured;"
+         " the column reads (noise)"),
         (lambda x, y: [rect(x, y - 7, 18, 14, COLORS["band"]),
                        line(x + 12, y - 8, x + 12, y + 8, "noise", 2)],
          "noise: C kernel, 2nd boot / 1st (tick), and 1.000 \u00b1 its distance (band);"
-         " hatched if flagged"),
+         " hatched if flagged; its column reads (noise) within the boots' spreads"),
         (lambda x, y: [line(x, y, x + 18, y, "ink", 1.5)], "parity, 1.000"),
         (lambda x, y: [line(x, y, x + 18, y, "target", 1.5, "6,4")],
          f"target: Rust / C at most +{br.TARGETS['IO']:g}% per IO,"
@@ -401,11 +413,13 @@ def savings(d):
 
 def saving_row(d, w, mid, px):
     """A row of cache-saves, over the zero line: C's bar above Rust's, each
-    with its figure (render-docs.py's saving_cell(): the marks of its
-    flags); a flagged bar hatched."""
+    with its figure (render-docs.py's saving_cell(): the marks of its flags,
+    (noise) after one within spread); a flagged bar hatched, one within
+    spread pale."""
     r = savings(d).get(w)
     if r is None:
         return [], []
+    noise = rd.saving_noise(d, "saving", w)
     out = []
     for key, dy in (("c", -9), ("rust", 1)):
         v = r.get(key)
@@ -413,9 +427,9 @@ def saving_row(d, w, mid, px):
             continue
         x0, x1 = sorted((px(0), px(v)))
         out.append(rect(x0, mid + dy, max(x1 - x0, 1), 8,
-                        fill_of(key, bool(r.get(key + "_flags"))), stroke=key))
-        out.append(text(px(v) + (4 if v >= 0 else -4), mid + dy + 7.5, rd.saving_cell(r, key), 10,
-                        "start" if v >= 0 else "end"))
+                        fill_of(key, bool(r.get(key + "_flags")), noise[key]), stroke=key))
+        out.append(text(px(v) + (4 if v >= 0 else -4), mid + dy + 7.5,
+                        rd.saving_cell(r, key, noise[key]), 10, "start" if v >= 0 else "end"))
     return [], out
 
 
@@ -424,7 +438,8 @@ def saving_cells(d, w):
     r = savings(d).get(w)
     if r is None:
         return ["-", "-"]
-    return [rd.keeps_cell(r, "rust_keeps"), rd.keeps_cell(r, "c_second_boot_keeps")]
+    noise = rd.saving_noise(d, "saving", w)
+    return [rd.keeps_cell(r, key, noise[key]) for key in ("rust_keeps", "c_second_boot_keeps")]
 
 
 def saving_range(data, rows):
@@ -434,10 +449,11 @@ def saving_range(data, rows):
     for _, _, _, _, d in data:
         for w, _ in rows:
             r = d and savings(d).get(w)
+            noise = r and rd.saving_noise(d, "saving", w)
             for key in ("c", "rust"):
                 if r and r.get(key) is not None:
                     vals.append(r[key])
-                    labels.append(rd.saving_cell(r, key))
+                    labels.append(rd.saving_cell(r, key, noise[key]))
     lo, hi = min(vals), max(vals)
     room = (max(width_of(s, 10) for s in labels) + 10) / PLOT_W
     span = (hi - lo or 1.0) / (1 - room * ((lo < 0) + 1))
@@ -464,8 +480,12 @@ def cache_saves():
         (lambda x, y: [rect(x, y - 4, 18, 8, COLORS["rust"], "rust")], "Rust cache"),
         (lambda x, y: [rect(x, y - 4, 18, 8, "url(#hatch-rust)", "rust")],
          f"flagged, its figure marked: ! a spread above {spread}, # the other vCPU above {other}"),
+        (lambda x, y: [rect(x, y - 4, 18, 8, COLORS["rust-pale"], "rust")],
+         "within the spreads (max - min) of the two figures it is the difference of:"
+         " followed by (noise)"),
         (None, "Rust keeps: Rust's saving / C's; noise: the C kernel's 2nd boot's"
-         " saving / its 1st's"),
+         " saving / its 1st's; a share of a saving within spread, or of two that do not"
+         " differ, reads (noise)"),
     ]
     return svg("What the cache saves: guest instructions without the cache minus with it",
                "Per IO: no cache minus cache. Per pair: the microbenchmark without the cache"

@@ -202,40 +202,54 @@ SAVERS = {"c": "c", "rust": "rust", "c_second_boot": "c#2"}
 SHARE_OF = {"rust": "c", "c_second_boot": "c#1"}
 
 
+def saving_noise(d, config, w):
+    """Which of the figures of D's CONFIG ("saving" or "rule_saving") record
+    for workload W are within spread, by the key they are printed from: "c"
+    and "rust", a saving within the spreads of the two measured records it
+    is the difference of, followed by (noise); "rust_keeps" and
+    "c_second_boot_keeps", a share of such a saving or of two that do not
+    differ, which reads (noise). Made from the measured records, since the
+    recorded savings may predate bench-report.py's <key>_within_spread."""
+    k = by_key(d["records"])
+    # What each saving is the difference of.
+    base = k.get(("off", "pair-off" if w.startswith("pair-") else w) if config == "saving"
+                 else ("c612", w))
+
+    def saves(cfg):
+        x = k.get((cfg, w))
+        return base is not None and x is not None and indistinct(base, x)
+
+    def keeps(key):
+        n, ref = k.get((SAVERS[key], w)), k.get((SHARE_OF[key], w))
+        return (saves(SAVERS[key]) or saves(SHARE_OF[key])
+                or (n is not None and ref is not None and indistinct(n, ref)))
+
+    return {"c": saves("c"), "rust": saves("rust"), "rust_keeps": keeps("rust"),
+            "c_second_boot_keeps": keeps("c_second_boot")}
+
+
 def render_savings(name, config, title):
     d = load(f"{name}.json")
     if d is None:
         return missing(name, "make bench" + (" DISTRO=1" if name.endswith("distro") else ""))
     recs = {r["workload"]: r for r in d["records"] if r["config"] == config}
-    k = by_key(d["records"])
     rows = []
     for w, label in IO_WORKLOADS + PAIRS:
         r = recs.get(w)
         if r is None:
             continue
-        # What each saving is the difference of: the measured records, which
-        # say whether it is within their spreads (the recorded savings may
-        # predate bench-report.py's <key>_within_spread).
-        base = k.get(("off", "pair-off" if w.startswith("pair-") else w) if config == "saving"
-                     else ("c612", w))
-        def saves(cfg):
-            x = k.get((cfg, w))
-            return base is not None and x is not None and indistinct(base, x)
-        def keeps(key):
-            n, ref = k.get((SAVERS[key], w)), k.get((SHARE_OF[key], w))
-            return (saves(SAVERS[key]) or saves(SHARE_OF[key])
-                    or (n is not None and ref is not None and indistinct(n, ref)))
+        noise = saving_noise(d, config, w)
         if config == "saving":
-            rows.append([label, saving_cell(r, "c", saves("c")),
-                         saving_cell(r, "rust", saves("rust")),
-                         keeps_cell(r, "rust_keeps", keeps("rust")),
-                         keeps_cell(r, "c_second_boot_keeps", keeps("c_second_boot"))])
+            rows.append([label, saving_cell(r, "c", noise["c"]),
+                         saving_cell(r, "rust", noise["rust"]),
+                         keeps_cell(r, "rust_keeps", noise["rust_keeps"]),
+                         keeps_cell(r, "c_second_boot_keeps", noise["c_second_boot_keeps"])])
         else:
             # The percentage is of the same saving: (noise) in its place.
-            c = (saving_cell(r, "c", True) if saves("c") else
+            c = (saving_cell(r, "c", True) if noise["c"] else
                  f"{saving_cell(r, 'c')} ({r.get('c_percent', 0):+.2f}%)")
-            rows.append([label, c, saving_cell(r, "rust", saves("rust")),
-                         keeps_cell(r, "rust_keeps", keeps("rust"))])
+            rows.append([label, c, saving_cell(r, "rust", noise["rust"]),
+                         keeps_cell(r, "rust_keeps", noise["rust_keeps"])])
     if config == "saving":
         header = ["workload", "C cache saves", "Rust cache saves", "Rust keeps", "C 2nd boot keeps"]
     else:
