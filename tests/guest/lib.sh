@@ -157,13 +157,49 @@ nvme_irqs() {
 		awk '{ for (i = 1; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }'
 }
 
+# A failed IO in uring-io's output: "uring-io: read at 8192 len 8192:
+# res=-11 EAGAIN (Resource temporarily unavailable)".
+URING_RES='^uring-io: .*: res=-[0-9]* [A-Z0-9?]* ('
+
+# uring_errnos FILE: the errnos of the failed IOs uring-io reported in FILE,
+# by name, each once, sorted: "EAGAIN", "EIO, ENOLINK"; empty if none.
+uring_errnos() {
+	grep "$URING_RES" "$1" | sed 's/.*: res=-[0-9]* \([A-Z0-9?]*\) (.*/\1/' | sort -u |
+		tr '\n' ' ' | sed 's/ *$//; s/ /, /g'
+}
+
+# uring_failure FILE STATUS: how uring-io (output in FILE, exit status
+# STATUS) failed, to follow "failed" in a FAIL: line: " with EAGAIN: 12
+# failed IOs, the first: read at 8192 len 8192: res=-11 EAGAIN (Resource
+# temporarily unavailable)" (several errnos: " with EAGAIN, EIO: ..."); with
+# no failed IO, ": " and its last complaint (a data mismatch, a setup
+# error), or its exit status.
+uring_failure() {
+	local errs last
+	errs=$(uring_errnos "$1")
+	if [ -n "$errs" ]; then
+		echo " with $errs: $(grep -c "$URING_RES" "$1") failed IOs, the first:" \
+			"$(grep "$URING_RES" "$1" | head -n 1 | sed 's/^uring-io: //')"
+		return 0
+	fi
+	last=$(grep -v '^uring-io: dev=' "$1" | tail -n 1)
+	echo ": ${last:-uring-io exited with status $2}"
+}
+
 # io_verify DEV ARGS...: uring-io's verify over /dev/DEV; prints its summary
-# line and sets IOS and IRQS (NVMe interrupts meanwhile).
+# line and sets IOS and IRQS (NVMe interrupts meanwhile). A failure names
+# the errnos the failed IOs ended with (uring_failure).
 io_verify() {
-	local dev=$1 before out
+	local dev=$1 before out rc
 	shift
 	before=$(nvme_irqs)
-	out=$(uring_io -d "/dev/$dev" -o verify "$@") || { echo "$out"; fail "IO on $dev failed"; }
+	out=$(uring_io -d "/dev/$dev" -o verify "$@" 2> /tmp/io_verify.err) || {
+		rc=$?
+		cat /tmp/io_verify.err >&2
+		echo "$out"
+		fail "IO on $dev failed$(uring_failure /tmp/io_verify.err $rc)"
+	}
+	cat /tmp/io_verify.err >&2
 	IRQS=$(($(nvme_irqs) - before))
 	echo "$out"
 	IOS=$(field ios "$out")

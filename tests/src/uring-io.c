@@ -27,7 +27,9 @@
  * bad input); with -E ERRNO an IO may fail with -ERRNO (used for fault
  * injection; -E twice allows two errnos): a failed read is counted and not verified, a failed write is
  * written again with pwrite() until it succeeds, so that the region stays
- * verifiable.  Any other failed IO is an error.  The exit code is 0 only
+ * verifiable.  Any other failed IO is an error, printed with its result and
+ * errno ("res=-11 EAGAIN (Resource temporarily unavailable)"), which the
+ * guest scripts name in their failures.  The exit code is 0 only
  * if everything was as expected.  The last line printed is a summary of
  * key=value pairs that the guest scripts parse.
  *
@@ -194,8 +196,9 @@ static struct slot *complete(struct io_uring_cqe *cqe, bool is_read, uint64_t se
 				nr_errors++;
 		} else {
 			nr_errors++;
-			fprintf(stderr, "uring-io: %s at %" PRIu64 " len %u: %s\n",
-				is_read ? "read" : "write", s->off, s->len, strerror(-cqe->res));
+			fprintf(stderr, "uring-io: %s at %" PRIu64 " len %u: res=%d %s (%s)\n",
+				is_read ? "read" : "write", s->off, s->len, cqe->res,
+				strerrorname_np(-cqe->res) ?: "?", strerror(-cqe->res));
 		}
 	} else if (o.expect_errno) {
 		nr_errors++;
