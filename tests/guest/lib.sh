@@ -221,6 +221,60 @@ polled_verify() {
 	esac
 }
 
+# The block layer's debugfs (CONFIG_BLK_DEBUG_FS): a folder per request
+# queue, named after its disk, with a folder per hardware queue (hctxN).
+BLK_DEBUGFS=/sys/kernel/debug/block
+
+# poll_hctxs DEV: the hardware queues of DEV of type "poll", one a line.
+poll_hctxs() {
+	local h
+	for h in "$BLK_DEBUGFS/$1"/hctx*; do
+		[ "$(cat "$h/type" 2> /dev/null)" != poll ] || echo "${h##*/}"
+	done
+	return 0
+}
+
+# poll_inflight DEV: the requests in flight on DEV's poll queues that carry
+# REQ_POLLED, which only a poller completes, per queue: "hctx1: 2,
+# hctx2: 1"; empty if none.
+poll_inflight() {
+	local h n out=""
+	for h in $(poll_hctxs "$1"); do
+		n=$(grep -c 'cmd_flags=[^,]*POLLED.*\.state=in_flight' "$BLK_DEBUGFS/$1/$h/busy") || true
+		[ "${n:-0}" = 0 ] || out="$out, $h: $n"
+	done
+	echo "${out#, }"
+}
+
+# run_deadline SECS DEV CMD...: CMD, its output (stdout and stderr) in
+# /tmp/deadline.out, killed (SIGKILL) once it has run for SECS seconds;
+# returns its status, 137 if killed. Before the kill, DEADLINE_POLLED is
+# set to what poll_inflight DEV finds, looked for up to 2 s (a request that
+# timed out may just have left the queue before the next one came).
+run_deadline() {
+	local secs=$1 dev=$2 pid end i rc=0
+	shift 2
+	DEADLINE_POLLED=""
+	"$@" > /tmp/deadline.out 2>&1 &
+	pid=$!
+	end=$(($(date +%s) + secs))
+	# (a zombie passes kill -0)
+	while grep -q '^State:.*[RSD]' "/proc/$pid/status" 2> /dev/null; do
+		if [ "$(date +%s)" -gt $end ]; then
+			for i in 1 2 3 4 5 6 7 8 9 10; do
+				DEADLINE_POLLED=$(poll_inflight "$dev")
+				[ -z "$DEADLINE_POLLED" ] || break
+				sleep 0.2
+			done
+			kill -KILL "$pid" 2> /dev/null || true
+			break
+		fi
+		sleep 0.5
+	done
+	wait "$pid" || rc=$?
+	return $rc
+}
+
 # Background verified IO. worker_start NAME CPUS DEV OFFSET ARGS...:
 # uring-io's verify over /dev/DEV from OFFSET (4 MiB unless ARGS say -r)
 # until workers_stop, on CPUS (a taskset list, or "all"), its output in

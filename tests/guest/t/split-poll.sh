@@ -48,12 +48,33 @@ before=$(bios_outside_cache)
 polled_verify sp -b 4k -B 16k -q 4 -r 1M
 
 # The hang: 16 parts, 2 tags (no I/O scheduler, whose own requests would
-# stand between the parts and the tags).
+# stand between the parts and the tags). It is that hang only if, when the
+# 20 s are up, spq's poll queue holds polled requests in flight: the parts
+# that hold the tags (null_blk fails them after its 5 s timeout, and the
+# next two take their place). A hang without them, or a failed read, is
+# another failure, and says so.
+[ -n "$(poll_hctxs spq)" ] || fail "spq: no poll queue in $BLK_DEBUGFS/spq (CONFIG_BLK_DEBUG_FS?)"
+what="8 polled reads of 64k on spq (16 parts each, queue depth 2)"
 t0=$(date +%s)
-out=$(timeout 20 taskset -c $cpu uring-io -d /dev/spq -o read -p -q 1 -n 8 -b 64k -B 64k) ||
-	{ echo "$out"; fail "polled reads of 64k, split into 16 parts on a queue of depth 2," \
-		"did not complete, or not within 20s: split parts wait on the poll queue"; }
-log "8 polled reads of 64k on spq (queue depth 2) in $(($(date +%s) - t0))s"
+rc=0
+run_deadline 20 spq taskset -c $cpu uring-io -d /dev/spq -o read -p -q 1 -n 8 -b 64k -B 64k ||
+	rc=$?
+case $rc in
+0) ;;
+137)
+	cat /tmp/deadline.out
+	[ -z "$DEADLINE_POLLED" ] ||
+		fail "$what hung for 20s with polled requests in flight on spq's poll queue" \
+			"($DEADLINE_POLLED): split parts wait on the poll queue"
+	fail "$what did not complete within 20s, and no polled request was in flight" \
+		"on spq's poll queues"
+	;;
+*)
+	cat /tmp/deadline.out
+	fail "$what failed$(uring_failure /tmp/deadline.out $rc)"
+	;;
+esac
+log "$what in $(($(date +%s) - t0))s"
 
 # counted DEV BS N BIOSET:ALLOCS:TASK:IRQ...: N polled reads of BS from DEV
 # on cpu$cpu; per BIOSET, that many cached allocations, task puts and
