@@ -30,17 +30,29 @@ limit=$((30 * $(karg slowness 1)))
 
 nullb_create_polled tb size=64 irqmode=2 completion_nsec=20000
 nullb_create_polled tm size=16
+[ -n "$(poll_hctxs tb)" ] || fail "tb: no poll queue in $BLK_DEBUGFS/tb (CONFIG_BLK_DEBUG_FS?)"
 sz=$(blockdev --getsz /dev/tb)
 key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 key=$key$key
 
 # timed_io WHAT ARGS...: uring-io ARGS on cpu$cpu, which must finish within
-# $limit seconds; its summary in OUT.
+# $limit seconds; its summary in OUT. A hang says whether tb's poll queues
+# held polled requests in flight when the time was up: no bio of crypt's
+# should ever be there (patch 37 issues its data bios unpolled), and one
+# that is waits for null_blk's timeout, as nobody polls it.
 timed_io() {
 	local what=$1 rc=0
 	shift
-	OUT=$(timeout -s KILL $limit taskset -c $cpu uring-io "$@" 2>&1) || rc=$?
-	[ $rc != 137 ] || fail "$what did not complete within ${limit}s"
+	run_deadline $limit tb taskset -c $cpu uring-io "$@" || rc=$?
+	OUT=$(cat /tmp/deadline.out)
+	if [ $rc = 137 ]; then
+		echo "$OUT"
+		[ -z "$DEADLINE_POLLED" ] ||
+			fail "$what hung for ${limit}s with polled requests left in flight on tb's" \
+				"poll queues ($DEADLINE_POLLED)"
+		fail "$what did not complete within ${limit}s, and no polled request was in flight" \
+			"on tb's poll queues"
+	fi
 	[ $rc = 0 ] || { echo "$OUT"; fail "$what failed"; }
 	OUT=$(echo "$OUT" | tail -n 1)
 }
