@@ -40,10 +40,14 @@ all: deps tree kernels initramfs
 
 # The first variant is built here, each of the others while the previous
 # one's guests run, and the style checks run during the last one's
-# (BUILD_AHEAD in scripts/test.sh).
+# (BUILD_AHEAD in scripts/test.sh). T= alone runs on $(VARIANTS), not on
+# the debug variant, the costliest build (TEST_VARIANTS=... widens it), and
+# only on the variants where one of its tests runs (test.sh --variants).
+T_ALONE = $(and $(T),$(filter file,$(origin TEST_VARIANTS)))
 test: deps tree initramfs
-	@$(S)/build-kernel.sh $(firstword $(TEST_VARIANTS))
-	@BUILD_AHEAD=1 $(S)/test.sh $(TEST_VARIANTS)
+	@$(if $(T_ALONE),echo '    T=$(T) on $(VARIANTS) only (TEST_VARIANTS="$(TEST_VARIANTS)" for more)' >&2;) \
+	v=$$($(S)/test.sh --variants $(if $(T_ALONE),$(VARIANTS),$(TEST_VARIANTS))) && \
+	$(S)/build-kernel.sh $${v%% *} && BUILD_AHEAD=1 $(S)/test.sh $$v
 
 # The C cache under the same checkers as rust-debug (KASAN, lockdep,
 # kmemleak, slab debugging), through the same tests: c-debug. Not part of

@@ -23,10 +23,15 @@ should have (a KUnit case whose premise a regression broke) cannot hide
 among the passes. A plan ("1..N") promising more results than arrived
 counts the missing ones as failed. Exit status 1 if anything failed or
 nothing ran.
+
+--times a,b (scripts/test.sh with T=a,b): before the counts, how long each
+of those tests took on each variant, from the "# NAME took Ns" line the
+guest's /init writes before each result (or, from a guest without it, the
+console's "biotest: ok N NAME (Ns)").
 """
 
+import argparse
 import fnmatch
-
 import os
 import re
 import sys
@@ -34,15 +39,23 @@ import sys
 RESULT = re.compile(r"^(not )?ok \d+ (.*?)(?:\s+#\s*(.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
+TOOK = re.compile(r"^# (\S+) took (\d+)s$")
+CONSOLE_TOOK = re.compile(r"^biotest: (?:not )?ok \d+ (\S+)\b.* \((\d+)s\)$")
 
 
-def parse_ktap(lines, prefix):
-    """Top-level results of one KTAP document: (name, status, note)."""
-    out, plan = [], None
+def parse_ktap(lines, prefix, took=None):
+    """Top-level results of one KTAP document: (name, status, note, seconds),
+    seconds None where no "# NAME took Ns" line came before the result, nor
+    in took (NAME: seconds from elsewhere)."""
+    out, plan, took = [], None, dict(took or {})
     for line in lines:
         m = PLAN.match(line)
         if m and plan is None:
             plan = int(m.group(1))
+            continue
+        m = TOOK.match(line)
+        if m:
+            took[m.group(1)] = int(m.group(2))
             continue
         m = RESULT.match(line)
         if not m:
@@ -51,9 +64,19 @@ def parse_ktap(lines, prefix):
         note = m.group(3) or ""
         if status == "pass" and note.upper().startswith("SKIP"):
             status = "skip"
-        out.append((prefix + m.group(2), status, note))
+        out.append((prefix + m.group(2), status, note, took.get(m.group(2))))
     if plan is not None and len(out) < plan:
-        out.append((prefix + "(plan)", "fail", f"plan of {plan} results, got {len(out)}"))
+        out.append((prefix + "(plan)", "fail", f"plan of {plan} results, got {len(out)}", None))
+    return out
+
+
+def console_times(console):
+    """NAME: seconds, from the console's "biotest: ok N NAME (Ns)" lines."""
+    out = {}
+    for raw in console:
+        m = CONSOLE_TOOK.match(TIMESTAMP.sub("", raw.rstrip("\r\n")))
+        if m:
+            out[m.group(1)] = int(m.group(2))
     return out
 
 
@@ -89,14 +112,14 @@ def parse_kunit(console, prefix):
                     note = (note + "; " if note else "") + why[r.group(2)]
                 if status == "pass" and note.upper().startswith("SKIP"):
                     status = "skip"
-                out.append((f"{prefix}kunit:{suite}.{r.group(2)}", status, note))
+                out.append((f"{prefix}kunit:{suite}.{r.group(2)}", status, note, None))
                 cases += 1
                 continue
         r = RESULT.match(line)
         if suite and r and r.group(2) == suite:
             if cases == 0:  # a suite without cases still has a result
                 status = "fail" if r.group(1) else "pass"
-                out.append((f"{prefix}kunit:{suite}", status, r.group(3) or ""))
+                out.append((f"{prefix}kunit:{suite}", status, r.group(3) or "", None))
             suite = None
     return out
 
@@ -123,7 +146,7 @@ def judge_skips(results, prefix, allowed):
     """Turns the skips of one run that skips.allowed does not list into
     failures."""
     out = []
-    for name, status, note in results:
+    for name, status, note, secs in results:
         if status == "skip" and name.startswith(prefix):
             short = name[len(prefix):]
             reason = re.sub(r"^SKIP\s*", "", note, flags=re.I)
@@ -131,11 +154,36 @@ def judge_skips(results, prefix, allowed):
                 status = "fail"
                 note = f"skipped ({reason or 'no reason'}), which this boot does not allow" \
                        " (skips.allowed)"
-        out.append((name, status, note))
+        out.append((name, status, note, secs))
     return out
 
 
-def main(runs):
+def print_times(results, runs, tests):
+    """How long each of tests took on each variant of runs: a table."""
+    variants = []
+    for run in runs:
+        v = os.path.basename(os.path.dirname(run.rstrip("/")))
+        if v != "check" and v not in variants:
+            variants.append(v)
+    cell = {}
+    for name, _, _, secs in results:
+        m = re.match(r"^([^/: ]+)/[^/: ]+: (\S+)$", name)
+        if m and m.group(2) in tests:
+            cell[m.group(2), m.group(1)] = "?" if secs is None else f"{secs}s"
+    rows = [["test"] + variants] + [[t] + [cell.get((t, v), "-") for v in variants]
+                                    for t in tests]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    print("How long each test took (guest wall clock; -: did not run there):")
+    for r in rows:
+        print("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Summarise guest runs.")
+    ap.add_argument("--times", metavar="A,B", help="print how long these tests took")
+    ap.add_argument("runs", nargs="*")
+    args = ap.parse_args(argv)
+    runs = args.runs
     results = []
     for run in runs:
         boot = os.path.basename(run.rstrip("/"))
@@ -143,27 +191,29 @@ def main(runs):
         prefix = f"{variant}/{boot}: "
         host = read(os.path.join(run, "host.ktap"))
         if host is None:
-            results.append((prefix + "(run)", "fail", f"no host.ktap in {run}"))
+            results.append((prefix + "(run)", "fail", f"no host.ktap in {run}", None))
             continue
         results += parse_ktap(host, "")
         guest = read(os.path.join(run, "results.ktap"))
-        if guest is not None:
-            results += parse_ktap(guest, prefix)
         console = read(os.path.join(run, "console.log")) or []
+        if guest is not None:
+            results += parse_ktap(guest, prefix, console_times(console))
         kunit = parse_kunit(console, prefix)
         results += kunit
-        seen = {name for name, _, _ in kunit}
+        seen = {name for name, _, _, _ in kunit}
         for case in read(os.path.join(run, "kunit.expected")) or []:
             name = f"{prefix}kunit:{case.strip()}"
             if case.strip() and name not in seen:
-                results.append((name, "fail", "did not run (expected in kunit.expected)"))
+                results.append((name, "fail", "did not run (expected in kunit.expected)", None))
         results = judge_skips(results, prefix, allowed_skips(run))
 
     counts = {"pass": 0, "fail": 0, "skip": 0}
-    for name, status, note in results:
+    for name, status, note, _ in results:
         counts[status] += 1
         tag = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}[status]
         print(f"  {tag}  {name}" + (f"  ({note})" if note and status != "pass" else ""))
+    if args.times:
+        print_times(results, runs, [t for t in args.times.split(",") if t])
     if counts["skip"]:
         print(f"{counts['skip']} skipped, each for a reason its boot allows")
     print(f"{counts['pass']} passed, {counts['fail']} failed")

@@ -4,10 +4,15 @@
 #
 #   scripts/test.sh [VARIANT...]      (default: $VARIANTS, else "c rust")
 #   scripts/test.sh --list PROFILE    the tests of a boot profile
+#   scripts/test.sh --variants VARIANT...   those of the VARIANTs on which
+#                                     a selected test runs, on one line
 #
 # T=name[,name...] runs only those tests (and skips the style checks of
-# scripts/check.sh, as does CHECKS=0). The debug variant leaves out the
-# tests whose header has a "# debug: skip ..." line, unless T= names them.
+# scripts/check.sh, as does CHECKS=0), and boots only the profiles that
+# hold them; it ends with the time each took on each variant. A debug
+# variant leaves out the tests whose header has a "# debug: skip ..." line,
+# T= or not, and a variant on which no selected test runs is neither built
+# nor booted.
 # GUEST_ARGS adds to every boot's kernel command line (e.g.
 # biotest.stress_cycles=10000); TIMEOUT_SCALE multiplies every test's
 # timeout (default 1; 4 times that on the debug variants), but not how long
@@ -39,6 +44,11 @@ if [ "${1:-}" = --list ]; then
 	exit 0
 fi
 
+mode=run
+if [ "${1:-}" = --variants ]; then
+	mode=variants
+	shift
+fi
 read -r -a variants <<< "${*:-${VARIANTS:-c rust}}"
 
 # skips_allowed VARIANT ARGS: the skips a boot may report, "NAME-GLOB<TAB>
@@ -86,6 +96,32 @@ if [ -n "${T:-}" ]; then
 else
 	tests=()
 	for f in "$TESTS"/*.sh; do tests+=("$(basename "$f" .sh)"); done
+fi
+
+# runs_on VARIANT TEST: whether the test runs on that variant: everywhere
+# but on a debug variant, where its header may say "debug: skip" (and why).
+runs_on() {
+	case $1 in *-debug) ;; *) return 0 ;; esac
+	[ "$(header "$TESTS/$2.sh" debug | cut -d' ' -f1)" != skip ]
+}
+
+# Only the variants on which a selected test runs: with T=, a debug
+# variant may have none (T=bad-param), and building it would be for nothing.
+kept=()
+for v in "${variants[@]}"; do
+	for t in "${tests[@]}"; do
+		if runs_on "$v" "$t"; then
+			kept+=("$v")
+			continue 2
+		fi
+	done
+	info "$v: leaves out every test of T=${T:-} (\"debug: skip\"): not built, not booted"
+done
+[ ${#kept[@]} -gt 0 ] || die "none of the selected tests runs on ${variants[*]}"
+variants=("${kept[@]}")
+if [ $mode = variants ]; then
+	echo "${variants[*]}"
+	exit 0
 fi
 
 # Profiles in the order of tests/boots; a line is "NAME ARGS [| QEMU-ARGS]".
@@ -140,12 +176,7 @@ for i in "${!variants[@]}"; do
 		for t in "${tests[@]}"; do
 			prof=$(header "$TESTS/$t.sh" boot)
 			[ "${prof:-default}" = "$p" ] || continue
-			# A test whose header says "debug: skip" runs on c and
-			# rust only, unless T= names it (the header says why).
-			if [ "$scale" -gt "${TIMEOUT_SCALE:-1}" ] && [ -z "${T:-}" ] &&
-				[ "$(header "$TESTS/$t.sh" debug | cut -d' ' -f1)" = skip ]; then
-				continue
-			fi
+			runs_on "$v" "$t" || continue
 			list+=${list:+,}$t
 			to=$(header "$TESTS/$t.sh" timeout)
 			budget=$((budget + ${to:-$DEFAULT_TIMEOUT} * scale))
@@ -177,4 +208,4 @@ if [ $checks = 1 ]; then
 	fi
 	runs+=("$RUNS/check/style")
 fi
-python3 "$TOP/scripts/ktap-summary.py" "${runs[@]}"
+python3 "$TOP/scripts/ktap-summary.py" ${T:+--times "$T"} "${runs[@]}"
