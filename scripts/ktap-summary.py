@@ -28,10 +28,20 @@ nothing ran.
 of those tests took on each variant, from the "# NAME took Ns" line the
 guest's /init writes before each result (or, from a guest without it, the
 console's "biotest: ok N NAME (Ns)").
+
+--out DIR (scripts/test.sh: $RUNS) also writes every result of the run to
+DIR/results.ktap, one KTAP v1 document (a subtest per run folder, named
+VARIANT/BOOT, "style checks" for scripts/check.sh's, and in it a subtest
+per KUnit suite; "# NAME took Ns" before a result that was timed), and to
+DIR/results.json: {"passed", "failed", "skipped", "results": [{"variant",
+"boot", "name", "result" (pass, fail or skip), "reason", "seconds"}]}, the
+style checks with variant and boot null. Their paths are printed before
+the counts.
 """
 
 import argparse
 import fnmatch
+import json
 import os
 import re
 import sys
@@ -178,34 +188,131 @@ def print_times(results, runs, tests):
         print("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
 
 
+def reason(status, note):
+    """The reason of a failure or a skip, without the SKIP directive."""
+    if status == "pass":
+        return ""
+    return re.sub(r"^SKIP\b\s*", "", note, flags=re.I) if status == "skip" else note
+
+
+def ktap_line(status, num, name, note):
+    """One KTAP result line; a name may not hold "#", which starts the
+    directive, nor a reason a line break."""
+    name = name.replace("#", "_")
+    why = " ".join(reason(status, note).split())
+    if status == "skip":
+        return f"ok {num} {name} # SKIP{' ' + why if why else ''}"
+    if status == "fail":
+        return f"not ok {num} {name}" + (f" # {why}" if why else "")
+    return f"ok {num} {name}"
+
+
+def overall(statuses):
+    """A subtest's result: failed if one of its results did, skipped if
+    all were skipped, else passed."""
+    if "fail" in statuses:
+        return "fail"
+    return "skip" if statuses and all(x == "skip" for x in statuses) else "pass"
+
+
+def ktap_subtest(name, items, depth):
+    """Lines of a subtest at depth (its results indented by 4 * depth)
+    and its result: items are (name, status, note, seconds) results or
+    (suite, [items]) subtests."""
+    ind = "    " * depth
+    lines = [f"{ind}KTAP version 1", f"{ind}# Subtest: {name}", f"{ind}1..{len(items)}"]
+    statuses = []
+    for i, item in enumerate(items, 1):
+        if isinstance(item[1], list):
+            sub, status = ktap_subtest(item[0], item[1], depth + 1)
+            lines += sub
+            lines.append(ind + ktap_line(status, i, item[0], ""))
+        else:
+            n, status, note, secs = item
+            if secs is not None:
+                lines.append(f"{ind}# {n} took {secs}s")
+            lines.append(ind + ktap_line(status, i, n, note))
+        statuses.append(status)
+    return lines, overall(statuses)
+
+
+def group_run(run_results):
+    """A run's results with its KUnit cases gathered into one subtest per
+    suite, where the suite's first case was."""
+    items, suites = [], {}
+    for n, status, note, secs in run_results:
+        m = re.match(r"^kunit:([^.]+)\.(.+)$", n)
+        if not m:
+            items.append((n, status, note, secs))
+            continue
+        if m.group(1) not in suites:
+            suites[m.group(1)] = []
+            items.append((f"kunit:{m.group(1)}", suites[m.group(1)]))
+        suites[m.group(1)].append((m.group(2), status, note, secs))
+    return items
+
+
+def write_all(out, groups, counts):
+    """results.ktap and results.json of every run in out; their paths."""
+    os.makedirs(out, exist_ok=True)
+    lines = ["KTAP version 1", f"1..{len(groups)}"]
+    rows = []
+    for i, (variant, boot, run_results) in enumerate(groups, 1):
+        name = f"{variant}/{boot}" if variant else "style checks"
+        sub, status = ktap_subtest(name, group_run(run_results), 1)
+        lines += sub
+        lines.append(ktap_line(status, i, name, ""))
+        rows += [{"variant": variant, "boot": boot, "name": n, "result": st,
+                  "reason": reason(st, note) or None, "seconds": secs}
+                 for n, st, note, secs in run_results]
+    ktap, js = os.path.join(out, "results.ktap"), os.path.join(out, "results.json")
+    with open(ktap, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(js, "w") as f:
+        json.dump({"passed": counts["pass"], "failed": counts["fail"],
+                   "skipped": counts["skip"], "results": rows}, f, indent=1)
+        f.write("\n")
+    return ktap, js
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="Summarise guest runs.")
     ap.add_argument("--times", metavar="A,B", help="print how long these tests took")
+    ap.add_argument("--out", metavar="DIR", help="write results.ktap and results.json there")
     ap.add_argument("runs", nargs="*")
     args = ap.parse_args(argv)
     runs = args.runs
     results = []
+    # (variant, boot, results without the "VARIANT/BOOT: " prefix) per
+    # run; the style checks' variant and boot are None.
+    groups = []
     for run in runs:
         boot = os.path.basename(run.rstrip("/"))
         variant = os.path.basename(os.path.dirname(run.rstrip("/")))
         prefix = f"{variant}/{boot}: "
         host = read(os.path.join(run, "host.ktap"))
         if host is None:
-            results.append((prefix + "(run)", "fail", f"no host.ktap in {run}", None))
-            continue
-        results += parse_ktap(host, "")
-        guest = read(os.path.join(run, "results.ktap"))
-        console = read(os.path.join(run, "console.log")) or []
-        if guest is not None:
-            results += parse_ktap(guest, prefix, console_times(console))
-        kunit = parse_kunit(console, prefix)
-        results += kunit
-        seen = {name for name, _, _, _ in kunit}
-        for case in read(os.path.join(run, "kunit.expected")) or []:
-            name = f"{prefix}kunit:{case.strip()}"
-            if case.strip() and name not in seen:
-                results.append((name, "fail", "did not run (expected in kunit.expected)", None))
-        results = judge_skips(results, prefix, allowed_skips(run))
+            run_results = [(prefix + "(run)", "fail", f"no host.ktap in {run}", None)]
+        else:
+            run_results = parse_ktap(host, "")
+            guest = read(os.path.join(run, "results.ktap"))
+            console = read(os.path.join(run, "console.log")) or []
+            if guest is not None:
+                run_results += parse_ktap(guest, prefix, console_times(console))
+            kunit = parse_kunit(console, prefix)
+            run_results += kunit
+            seen = {name for name, _, _, _ in kunit}
+            for case in read(os.path.join(run, "kunit.expected")) or []:
+                name = f"{prefix}kunit:{case.strip()}"
+                if case.strip() and name not in seen:
+                    run_results.append((name, "fail", "did not run (expected in kunit.expected)",
+                                        None))
+            run_results = judge_skips(run_results, prefix, allowed_skips(run))
+        results += run_results
+        style = (variant, boot) == ("check", "style")
+        groups.append((None if style else variant, None if style else boot,
+                       [(n[len(prefix):] if n.startswith(prefix) else n, st, note, secs)
+                        for n, st, note, secs in run_results]))
 
     counts = {"pass": 0, "fail": 0, "skip": 0}
     for name, status, note, _ in results:
@@ -214,6 +321,9 @@ def main(argv):
         print(f"  {tag}  {name}" + (f"  ({note})" if note and status != "pass" else ""))
     if args.times:
         print_times(results, runs, [t for t in args.times.split(",") if t])
+    if args.out:
+        ktap, js = write_all(args.out, groups, counts)
+        print(f"Every result: {ktap} (KTAP), {js}")
     if counts["skip"]:
         print(f"{counts['skip']} skipped, each for a reason its boot allows")
     print(f"{counts['pass']} passed, {counts['fail']} failed")

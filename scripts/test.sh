@@ -24,7 +24,8 @@
 # their output goes to $LOGS/ahead-*.log). The tests of one boot profile
 # (tests/boots) share one boot; every boot's results, with the host's own
 # checks and any KUnit results on the console, go to
-# scripts/ktap-summary.py, which prints "N passed, N failed" last.
+# scripts/ktap-summary.py, which writes them all to $RUNS/results.ktap and
+# $RUNS/results.json and prints "N passed, N failed" last.
 . "$(dirname "$0")/lib.sh"
 
 TESTS=$TOP/tests/guest/t
@@ -208,4 +209,4 @@ if [ $checks = 1 ]; then
 	fi
 	runs+=("$RUNS/check/style")
 fi
-python3 "$TOP/scripts/ktap-summary.py" ${T:+--times "$T"} "${runs[@]}"
+python3 "$TOP/scripts/ktap-summary.py" --out "$RUNS" ${T:+--times "$T"} "${runs[@]}"
