@@ -97,9 +97,12 @@ check: deps tree kernel-rust
 	@$(S)/check.sh && python3 $(S)/ktap-summary.py $(BUILD)/runs/check/style
 
 # The whole series as git format-patch files with a cover letter, in
-# $(BUILD)/series, checked with git am on a pristine tree.
+# $(BUILD)/series, checked with git am on a pristine tree; To: and Cc: from
+# the tree's get_maintainer.pl, base-commit: the pristine tree's. UPSTREAM=1:
+# only the fixes of mainline code that patches/upstream lists, a series of
+# their own on the pristine tree, in $(BUILD)/series-upstream.
 series: tree
-	@$(S)/series.sh
+	@UPSTREAM='$(UPSTREAM)' $(S)/series.sh
 
 # Guest instructions per IO and per bio alloc + put pair, C against Rust
 # against no cache, under QEMU -icount: a table, $(BUILD)/bench.json and
