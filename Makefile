@@ -147,9 +147,12 @@ initramfs: tree
 workload:
 	@$(S)/workload.sh $(VARIANTS)
 
-# An interactive guest: make shell VARIANT=c
+# An interactive guest: make shell VARIANT=c. CMDLINE="..." is added to
+# the kernel command line; SHARE=DIR is the host folder DIR at /mnt/share
+# in the guest, copied back when the guest powers off.
 shell: kernel-$(VARIANT) initramfs
-	@$(S)/run-guest.sh -i -n shell $(VARIANT)
+	@$(S)/run-guest.sh -i -n shell $(if $(CMDLINE),-a '$(subst ','\'',$(CMDLINE))') \
+		$(if $(SHARE),-s '$(subst ','\'',$(abspath $(SHARE)))') $(VARIANT)
 
 # The commits on top of "base" in the kernel tree back into patches/ (and
 # the files of .files sidecars into rust/ and c-glue/).

@@ -8,6 +8,8 @@
 #     -a ARGS      extra kernel command line
 #     -T SECONDS   timeout of the whole boot (default 600)
 #     -i           interactive: a shell on the console, no tests
+#     -s DIR       with -i: the host folder DIR at /mnt/share in the guest,
+#                  copied in and, when the guest powers off, back (below)
 #     -q ARGS      extra QEMU arguments
 #     -l           run QEMU in lockstep with the guest (scripts/qemu-lockstep.sh:
 #                  one host CPU, main loop at real-time priority), for
@@ -23,17 +25,18 @@
 # splat). Exit status: 0 if everything passed.
 . "$(dirname "$0")/lib.sh"
 
-name=default tests="" append="" timeout=600 interactive=0 qemu_extra="" lockstep=0
-while getopts "n:t:a:T:iq:l" opt; do
+name=default tests="" append="" timeout=600 interactive=0 qemu_extra="" lockstep=0 share=""
+while getopts "n:t:a:T:is:q:l" opt; do
 	case $opt in
 	n) name=$OPTARG ;;
 	t) tests=$OPTARG ;;
 	a) append=$OPTARG ;;
 	T) timeout=$OPTARG ;;
 	i) interactive=1 ;;
+	s) share=$OPTARG ;;
 	q) qemu_extra=$OPTARG ;;
 	l) lockstep=1 ;;
-	*) die "usage: run-guest.sh [-n NAME] [-t TESTS] [-a ARGS] [-T SECONDS] [-i] [-q ARGS] [-l] VARIANT" ;;
+	*) die "usage: run-guest.sh [-n NAME] [-t TESTS] [-a ARGS] [-T SECONDS] [-i] [-s DIR] [-q ARGS] [-l] VARIANT" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -76,6 +79,7 @@ cmdline+=" biotest.variant=$variant"
 ! grep -q '^CONFIG_KASAN=y' "$(objdir "$variant")/.config" || cmdline+=" acpi=noirq"
 [ "$interactive" = 1 ] && cmdline+=" biotest.shell=1"
 [ -n "$tests" ] && cmdline+=" biotest.tests=$tests"
+[ -n "$share" ] && cmdline+=" biotest.share=biocacheshare"
 [ -n "$append" ] && cmdline+=" $append"
 
 # The emulated NVMe. NVME=file (the default): two controllers, serials
@@ -122,6 +126,24 @@ fi
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "${MEM:-2G}" -smp "${SMP:-2}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-display none -no-reboot -monitor none "${nvme[@]}")
+# The shared folder, for make shell: an ext4 image of DIR on an NVMe
+# controller of its own (serial biocacheshare), which /init mounts at
+# /mnt/share, and whose files are copied back into DIR when the guest
+# powers off (new and changed ones; a file deleted in the guest stays).
+# Not 9p or virtiofs: those need networking and virtio in the test
+# kernels, code that nothing here tests, in kernels whose every option is
+# there for the cache.
+if [ -n "$share" ]; then
+	[ "$interactive" = 1 ] || die "-s DIR goes with -i (make shell SHARE=DIR)"
+	[ -d "$share" ] || die "SHARE=$share is not a folder"
+	share=$(cd "$share" && pwd)
+	size=$(($(du -sm "$share" | cut -f1) * 2 + 64))
+	rm -f "$run/share.img"
+	mke2fs -q -t ext4 -d "$share" -E root_owner=0:0 -F "$run/share.img" "${size}M" \
+		> "$run/share.log" 2>&1 || die "mke2fs of $share failed (log: $run/share.log)"
+	qemu+=(-drive "file=$run/share.img,if=none,id=share,format=raw"
+		-device "nvme,serial=biocacheshare,drive=share")
+fi
 # shellcheck disable=SC2206
 qemu+=($qemu_extra)
 if [ "$lockstep" = 1 ]; then
@@ -131,7 +153,18 @@ fi
 
 if [ "$interactive" = 1 ]; then
 	msg "Booting $variant interactively (console log: $run/console.log)"
+	info "kernel command line: $cmdline"
+	[ -z "$share" ] || info "$share is /mnt/share in the guest, copied back at power-off"
 	"${qemu[@]}" -serial mon:stdio -serial null | tee "$run/console.log"
+	if [ -n "$share" ]; then
+		rm -rf "$run/share.out"
+		mkdir "$run/share.out"
+		debugfs -R "rdump / $run/share.out" "$run/share.img" >> "$run/share.log" 2>&1 ||
+			die "could not read the guest's /mnt/share back (log: $run/share.log)"
+		rmdir "$run/share.out/lost+found" 2>/dev/null || true
+		cp -a "$run/share.out/." "$share/"
+		info "/mnt/share copied back into $share"
+	fi
 	exit 0
 fi
 
