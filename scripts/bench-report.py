@@ -49,6 +49,7 @@ import subprocess
 import sys
 
 import workloads
+from workloads import NOISE, indistinct
 
 SPREAD_LIMIT = 0.01
 # A window in which the other CPUs executed more than this share of the
@@ -260,18 +261,6 @@ def fig(value, flags, width, sep="", noise=False):
     after it stay in line."""
     text = f"{value:{width}.0f}{marks(flags)}{NOISE if noise else ''}{sep}"
     return f"{text:<{width + len(FLAGS) + len(NOISE) + len(sep)}}"
-
-
-def indistinct(a, b):
-    """Whether measured records A and B differ by no more than their
-    spreads added, each the max - min of its figures over every boot's
-    repetitions: then their difference, their ratio, and a saving or share
-    made of them, tell nothing from none. scripts/render-docs.py applies
-    the same rule to the recorded results."""
-    return abs(a["median"] - b["median"]) <= (a["max"] - a["min"]) + (b["max"] - b["min"])
-
-
-NOISE = " (noise)"
 
 
 def unread(flags):

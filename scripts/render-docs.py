@@ -67,6 +67,7 @@ MARKS = {"spread": "!", "other_cpu": "#"}
 # table of them.
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import workloads  # noqa: E402
+from workloads import NOISE, indistinct  # noqa: E402
 
 IO_WORKLOADS = [(w.name, w.label) for w in workloads.WORKLOADS if w.unit == "IO"]
 PAIRS = [(w.name, w.label) for w in workloads.WORKLOADS if w.unit == "pair"]
@@ -133,20 +134,6 @@ def flagged(flags):
 
 def both_flags(x, ref):
     return set(x.get("flags") or []) | set(ref.get("flags") or [])
-
-
-def indistinct(a, b):
-    """Whether measured records A and B differ by no more than their
-    spreads added, each the max - min of its figures over every boot's
-    repetitions (the records' "min" and "max"): then their difference, their
-    ratio, and a saving or a share made of them read (noise), as in
-    scripts/bench-report.py, whose indistinct() this is."""
-    return abs(a["median"] - b["median"]) <= (a["max"] - a["min"]) + (b["max"] - b["min"])
-
-
-# Follows a difference within its inputs' spreads; a ratio or a share of
-# such figures reads (noise) in its place.
-NOISE = " (noise)"
 
 
 def ratio(x, ref):
@@ -290,12 +277,13 @@ def span(values, fmt="{:.3f}"):
 def render_answer(_):
     """The result in words, for the top of the README: every figure read from
     results/, none typed."""
-    runs = [(n, d) for n, d in (("the test kernels", load("bench.json")),
-                                ("kernels built from Debian's config", load("bench-distro.json"))) if d]
+    runs = [(n, p, d) for n, p, d in (
+        ("the test kernels", "bench.json", load("bench.json")),
+        ("kernels built from Debian's config", "bench-distro.json", load("bench-distro.json"))) if d]
     if not runs:
         return missing("bench", "make bench")
     io, floor, pairs, flagged_n, noise_n = [], [], [], 0, 0
-    for _, d in runs:
+    for _, _, d in runs:
         k = by_key(d["records"])
         for w, _ in IO_WORKLOADS + PAIRS:
             c, r = k.get(("c", w)), k.get(("rust", w))
@@ -312,7 +300,7 @@ def render_answer(_):
                     noise_n += indistinct(r, c)
             if c1 and c2 and not both_flags(c1, c2):
                 floor.append(c2["median"] / c1["median"])
-    where = " and on ".join(n for n, _ in runs)
+    where = " and on ".join(n for n, _, _ in runs)
     out = (f"Per IO, the Rust cache runs {span(io)} of the C cache's guest instructions"
            f" on every IO workload of `make bench` ({len(io)} rows, on {where});"
            f" the C kernel measured against itself, its second boot over its first,"
@@ -333,9 +321,7 @@ def render_answer(_):
     ci = load("ci-cold.json")
     if ci:
         out += f" `make test` runs the whole suite: {ci['result']}."
-    sources = ", ".join(f"`results/{p}` ({d['meta']['commit']})" for p, d in
-                        (("bench.json", load("bench.json")), ("bench-distro.json", load("bench-distro.json")))
-                        if d)
+    sources = ", ".join(f"`results/{p}` ({d['meta']['commit']})" for _, p, d in runs)
     out += f" (From {sources}" + (", `results/mutants.json`" if m else "") + (
         ", `results/ci-cold.json`" if ci else "") + ".)"
     return "\n".join(textwrap.wrap(out, 76, break_on_hyphens=False, break_long_words=False)) + "\n"
@@ -527,7 +513,6 @@ def render_bisect(_):
     d = load("bisect.json")
     if d is None:
         return missing("bisect", "make bisect")
-    sys.path.insert(0, os.path.join(TOP, "scripts"))
     import serieskeys
 
     recorded = {r["patch"]: r for r in d["steps"]}
@@ -564,7 +549,6 @@ def render_bisect(_):
 def render_targets(_):
     """README's table of targets and its variables, from scripts/targets.tsv,
     which make help prints too."""
-    sys.path.insert(0, os.path.join(TOP, "scripts"))
     import help as targets
 
     rows, variables = [], []

@@ -80,6 +80,21 @@ WITNESS = "witness"
 BY_NAME = {w.name: w for w in WORKLOADS}
 
 
+def indistinct(a, b):
+    """Whether two measured records of these workloads, A and B, differ by
+    no more than their spreads added, each the max - min of its figures over
+    every boot's repetitions (the records' "min" and "max"): then their
+    difference, their ratio, and a saving or share made of them tell
+    nothing from none. The one rule of scripts/bench-report.py, which
+    measures, and scripts/render-docs.py, which renders what was recorded."""
+    return abs(a["median"] - b["median"]) <= (a["max"] - a["min"]) + (b["max"] - b["min"])
+
+
+# Follows a difference within its inputs' spreads; a ratio or a share of
+# such figures reads (noise) in its place.
+NOISE = " (noise)"
+
+
 def _validate():
     names = [w.name for w in WORKLOADS]
     dup = sorted({n for n in names if names.count(n) > 1})
